@@ -1,0 +1,3 @@
+return function()
+  return true
+end

@@ -1,0 +1,97 @@
+/* `steward graph DIR`: the service dependency graph as text (by start level), dot or mermaid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "registry.h"
+
+static void print_escaped(const char *s, const char *quote_as)
+{
+    for (; *s; s++) {
+        if (*s == '"') fputs(quote_as, stdout);
+        else if (*s == '\\' && strcmp(quote_as, "\\\"") == 0) fputs("\\\\", stdout);
+        else if (*s == '\n') fputc(' ', stdout);
+        else fputc(*s, stdout);
+    }
+}
+
+static void print_text(const sw_graph *g, bool why)
+{
+    for (size_t lvl = 0; lvl < g->n_levels; lvl++) {
+        printf("level %zu:\n", lvl);
+        for (size_t i = 0; i < g->n; i++) {
+            if (g->level[i] != lvl) continue;
+            printf("  %s", g->services[i]->id);
+            if (!why) {
+                for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
+                    printf("%s%s", k == g->deps[i] ? " -> " : ", ", g->services[g->edges[k].to]->id);
+                putchar('\n');
+                continue;
+            }
+            putchar('\n');
+            for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
+                printf("    -> %s  (%s)\n", g->services[g->edges[k].to]->id, g->edges[k].why);
+        }
+    }
+}
+
+static void print_groups(const sw_registry *r)
+{
+    static const char *const strategies[] = {"one_for_one", "one_for_all", "rest_for_one"};
+    bool any = false;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const sw_entry *e = r->entries[i];
+        if (e->kind != SW_KIND_GROUP) continue;
+        if (!any) printf("groups:\n");
+        any = true;
+        printf("  %s (%s):", e->id, strategies[e->as.group.strategy]);
+        for (size_t c = 0; c < e->as.group.children.n; c++) printf("%s%s", c ? ", " : " ", e->as.group.children.v[c].id);
+        putchar('\n');
+    }
+}
+
+static void print_dot(const sw_graph *g, bool why)
+{
+    printf("digraph steward {\n  rankdir=BT;\n  node [shape=box];\n");
+    for (size_t i = 0; i < g->n; i++) printf("  \"%s\";\n", g->services[i]->id);
+    for (size_t k = 0; k < g->n_edges; k++) {
+        printf("  \"%s\" -> \"%s\"", g->services[g->edges[k].from]->id, g->services[g->edges[k].to]->id);
+        if (why) {
+            printf(" [label=\"");
+            print_escaped(g->edges[k].why, "\\\"");
+            printf("\"]");
+        }
+        printf(";\n");
+    }
+    printf("}\n");
+}
+
+static void print_mermaid(const sw_graph *g, bool why)
+{
+    printf("flowchart BT\n");
+    for (size_t i = 0; i < g->n; i++) printf("  s%zu[\"%s\"]\n", i, g->services[i]->id);
+    for (size_t k = 0; k < g->n_edges; k++) {
+        printf("  s%zu -->", g->edges[k].from);
+        if (why) {
+            printf("|\"");
+            print_escaped(g->edges[k].why, "#quot;");
+            printf("\"|");
+        }
+        printf(" s%zu\n", g->edges[k].to);
+    }
+}
+
+int sw_cmd_graph(const sw_cli *cli)
+{
+    sw_registry *r = sw_load_or_report(cli->dir);
+    if (!r) return 2;
+    const char *format = cli->format ? cli->format : "text";
+    if (strcmp(format, "dot") == 0) print_dot(&r->graph, cli->why);
+    else if (strcmp(format, "mermaid") == 0) print_mermaid(&r->graph, cli->why);
+    else {
+        print_text(&r->graph, cli->why);
+        print_groups(r);
+    }
+    sw_registry_free(r);
+    return 0;
+}

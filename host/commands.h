@@ -1,0 +1,14 @@
+/* One function per CLI command; each returns the process exit code. */
+#ifndef STEWARD_COMMANDS_H
+#define STEWARD_COMMANDS_H
+
+#include "cli.h"
+#include "registry.h"
+
+/* Loads dir; on errors prints them all (sorted, each once) to stderr and returns NULL. */
+sw_registry *sw_load_or_report(const char *dir);
+
+int sw_cmd_check(const sw_cli *cli);
+int sw_cmd_graph(const sw_cli *cli);
+
+#endif

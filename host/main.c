@@ -1,0 +1,23 @@
+/* steward: parse the command line and dispatch. The only place that decides exit codes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+int main(int argc, char **argv)
+{
+    sw_cli cli;
+    char err[256];
+    if (sw_cli_parse(argc, argv, &cli, err, sizeof err) != 0) {
+        fprintf(stderr, "steward: %s\n\n", err);
+        sw_cli_usage(cli.command, true);
+        return 2;
+    }
+    if (strcmp(cli.command, "help") == 0) { sw_cli_usage(cli.id, false); return 0; }
+    if (strcmp(cli.command, "version") == 0) { printf("steward %s\n", sw_version); return 0; }
+    if (strcmp(cli.command, "check") == 0) return sw_cmd_check(&cli);
+    if (strcmp(cli.command, "graph") == 0) return sw_cmd_graph(&cli);
+    fprintf(stderr, "steward %s: not available in this build yet\n", cli.command);
+    return 2;
+}

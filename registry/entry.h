@@ -1,0 +1,178 @@
+/* The entry model: one typed struct per kind, filled from YAML with every default applied.
+ * Entries live in a snapshot's arena and never change after loading (a reload builds a new
+ * snapshot). References are resolved: `target` points at the entry named. */
+#ifndef STEWARD_ENTRY_H
+#define STEWARD_ENTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yaml_tree.h"
+
+typedef enum sw_kind {
+    SW_KIND_PROCESS_LUA,
+    SW_KIND_LIBRARY_LUA,
+    SW_KIND_PROCESS_HOST,
+    SW_KIND_SERVICE,
+    SW_KIND_GROUP,
+    SW_KIND_POLICY,
+    SW_KIND_DATA, /* registry.entry */
+    SW_KIND__COUNT
+} sw_kind;
+
+#define SW_KINDBIT(k) (1u << (k))
+
+typedef struct sw_entry sw_entry;
+
+typedef struct sw_ref {
+    const char *id;          /* fully qualified ns:name */
+    const sw_node *node;     /* where it was written */
+    const sw_entry *target;  /* resolved; NULL only for group names (see sw_security_ctx) */
+} sw_ref;
+
+typedef struct sw_reflist {
+    size_t n;
+    sw_ref *v;
+} sw_reflist;
+
+typedef struct sw_source {
+    const char *path;  /* resolved file for file://, NULL for inline code */
+    const char *text;  /* the code */
+    size_t len;
+} sw_source;
+
+typedef struct sw_import {
+    const char *alias;
+    sw_ref library;
+} sw_import;
+
+typedef struct sw_imports {
+    size_t n;
+    sw_import *v;
+} sw_imports;
+
+typedef struct sw_process_lua {
+    sw_source source;
+    const char *method;          /* NULL: the returned function, or main of a returned table */
+    sw_imports imports;
+    struct {
+        uint64_t memory;         /* bytes; 0 = unlimited (an explicit 0 is refused at load) */
+        int64_t reductions;      /* instructions per time slice */
+    } limits;
+    bool jit;
+} sw_process_lua;
+
+typedef struct sw_library_lua {
+    sw_source source;
+    sw_imports imports;
+} sw_library_lua;
+
+typedef struct sw_process_host {
+    int64_t workers;             /* 0 = number of cores */
+} sw_process_host;
+
+typedef enum { SW_RESTART_ON_FAILURE, SW_RESTART_ALWAYS, SW_RESTART_NEVER } sw_restart_policy;
+typedef enum { SW_READY_SPAWN, SW_READY_NOTIFY } sw_ready_mode;
+typedef enum { SW_ONE_FOR_ONE, SW_ONE_FOR_ALL, SW_REST_FOR_ONE } sw_strategy;
+
+typedef struct sw_restart {
+    int policy;                  /* sw_restart_policy */
+    int64_t initial_delay_ns, max_delay_ns;
+    double backoff_factor, jitter;
+    int64_t max_attempts;        /* 0 = unlimited */
+} sw_restart;
+
+typedef struct sw_security_ctx {
+    bool present;
+    const char *actor_id;        /* NULL: no actor */
+    const sw_node *actor_meta;   /* a mapping, or NULL */
+    sw_reflist groups;           /* qualified group names (target NULL: groups are not entries) */
+    sw_reflist policies;
+} sw_security_ctx;
+
+typedef struct sw_lifecycle {
+    bool auto_start;
+    int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
+    int ready;                   /* sw_ready_mode */
+    sw_reflist depends_on;       /* `requires` is an alias */
+    sw_restart restart;
+    sw_security_ctx security;
+} sw_lifecycle;
+
+typedef struct sw_service {
+    sw_ref process;              /* a process.lua */
+    sw_ref host;                 /* a process.host; id NULL: the default host */
+    const sw_node *input;        /* a list, or NULL */
+    const sw_node *config;       /* any YAML, or NULL */
+    sw_lifecycle lifecycle;
+} sw_service;
+
+typedef struct sw_group {
+    int strategy;                /* sw_strategy */
+    int64_t intensity;
+    int64_t period_ns;
+    sw_reflist children;         /* services and groups, in start order */
+    sw_lifecycle lifecycle;
+} sw_group;
+
+typedef enum { SW_EFFECT_ALLOW, SW_EFFECT_DENY } sw_effect;
+typedef enum { SW_FIELD_ACTOR_ID, SW_FIELD_ACTOR_META, SW_FIELD_ACTION, SW_FIELD_RESOURCE, SW_FIELD_META } sw_field_root;
+typedef enum {
+    SW_OP_EQ, SW_OP_NE, SW_OP_LT, SW_OP_GT, SW_OP_LTE, SW_OP_GTE, SW_OP_IN, SW_OP_NIN,
+    SW_OP_EXISTS, SW_OP_NEXISTS, SW_OP_CONTAINS, SW_OP_NCONTAINS, SW_OP_MATCHES, SW_OP_NMATCHES
+} sw_operator;
+
+typedef struct sw_field_path {
+    const char *text;            /* as written: actor.meta.org.plan */
+    int root;                    /* sw_field_root */
+    size_t n;                    /* path segments after the root (meta paths only) */
+    const char **segs;
+} sw_field_path;
+
+typedef struct sw_condition {
+    sw_field_path field;
+    int op;                      /* sw_operator */
+    const sw_node *value;        /* NULL when value_from is used (or exists without a value) */
+    bool has_value_from;
+    sw_field_path value_from;
+} sw_condition;
+
+typedef struct sw_strlist {
+    size_t n;
+    const char **v;
+} sw_strlist;
+
+typedef struct sw_policy {
+    sw_strlist actions;          /* patterns: "*", a literal, or a literal prefix ending in "*" */
+    sw_strlist resources;
+    int effect;                  /* sw_effect */
+    size_t n_conditions;
+    sw_condition *conditions;
+    sw_strlist groups;           /* qualified ns:g */
+} sw_policy;
+
+struct sw_entry {
+    const char *id, *ns, *name;
+    sw_kind kind;
+    const sw_node *node;         /* the entry's mapping as written */
+    const sw_node *meta;         /* file meta merged under the entry's own; may be NULL */
+    const char *file, *dir;      /* the YAML file and its directory */
+    unsigned line, col;
+    size_t index;                /* position in the snapshot */
+    const sw_entry *parent;      /* the service.group listing this entry, or NULL */
+    union {
+        sw_process_lua process_lua;
+        sw_library_lua library_lua;
+        sw_process_host host;
+        sw_service service;
+        sw_group group;
+        sw_policy policy;
+    } as;
+};
+
+const char *sw_kind_name(sw_kind k);
+/* -1 if unknown. */
+int sw_kind_from_name(const char *name);
+
+#endif

@@ -1,0 +1,24 @@
+/* The kinds the registry accepts: their names, field schemas and defaults (DESIGN §2, §4). */
+#ifndef STEWARD_KINDS_H
+#define STEWARD_KINDS_H
+
+#include "schema.h"
+
+typedef struct sw_kind_def {
+    const char *name;
+    sw_kind kind;
+    const sw_schema *schema;           /* NULL: free-form (registry.entry) */
+    void (*defaults)(sw_entry *e);
+} sw_kind_def;
+
+/* NULL if the name is not a kind. */
+const sw_kind_def *sw_kind_lookup(const char *name);
+extern const char *const sw_kind_names[];
+
+/* Parses the kind's fields of entry e (name/kind/meta already taken) from its mapping. */
+void sw_kind_parse(sw_parse *p, const sw_kind_def *def, sw_entry *e);
+
+/* Host module names an import alias may not shadow. */
+extern const char *const sw_host_module_names[];
+
+#endif

@@ -1,0 +1,445 @@
+/* Loading a snapshot: find the files, parse each file's header and entries, then the checks
+ * that need every entry (references, groups, the dependency graph). Every error is collected;
+ * a snapshot with any error is freed and NULL returned. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kinds.h"
+#include "registry.h"
+#include "schema.h"
+
+#define MAX_FILE_BYTES (64u * 1024 * 1024)
+
+/* ---- finding files ---- */
+
+typedef struct pathlist {
+    char **v;
+    size_t n, cap;
+} pathlist;
+
+static void pathlist_add(pathlist *l, const char *p)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v) abort();
+    }
+    l->v[l->n++] = strdup(p);
+}
+
+static bool has_yaml_ext(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0);
+}
+
+/* Symlinked directories are not followed, so a link loop cannot trap the walk. */
+static void walk(const char *dir, pathlist *out, sw_diags *diags, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        sw_diags_add(diags, dir, 0, 0, NULL, NULL, "cannot read directory: %s", strerror(errno));
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        struct stat st, lst;
+        if (lstat(path, &lst) != 0 || stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode) && depth < 32) walk(path, out, diags, depth + 1);
+        else if (S_ISREG(st.st_mode) && has_yaml_ext(de->d_name)) pathlist_add(out, path);
+    }
+    closedir(d);
+}
+
+static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char *read_whole(const char *path, size_t *len, sw_diags *diags)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size > MAX_FILE_BYTES)
+        sw_diags_add(diags, path, 0, 0, NULL, NULL, "file is larger than 64MB");
+    else if ((buf = malloc((size_t)st.st_size + 1)) && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size)
+        *len = (size_t)st.st_size;
+    else {
+        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read the file");
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* ---- one file ---- */
+
+typedef struct loader {
+    sw_registry *r;
+    sw_diags *diags;
+    sw_parse parse;
+    size_t cap_entries;
+    bool failed;
+} loader;
+
+static const char *const file_keys[] = {"version", "namespace", "meta", "entries"};
+
+static void add_entry(loader *L, sw_entry *e)
+{
+    sw_registry *r = L->r;
+    if (r->n_entries == L->cap_entries) {
+        L->cap_entries = L->cap_entries ? L->cap_entries * 2 : 256;
+        r->entries = realloc(r->entries, L->cap_entries * sizeof *r->entries);
+        if (!r->entries) abort();
+    }
+    e->index = r->n_entries;
+    r->entries[r->n_entries++] = e;
+}
+
+static const sw_node *merge_meta(sw_arena *a, const sw_node *file_meta, const sw_node *own)
+{
+    if (!file_meta || file_meta->n == 0) return own;
+    if (!own) return file_meta;
+    sw_node *m = sw_arena_alloc(a, sizeof *m);
+    *m = *own;
+    m->kids = sw_arena_alloc(a, 2 * (file_meta->n + own->n) * sizeof *m->kids);
+    m->n = 0;
+    for (size_t i = 0; i < file_meta->n; i++) {
+        if (sw_node_get(own, sw_node_key(file_meta, i)->str)) continue;
+        m->kids[2 * m->n] = sw_node_key(file_meta, i);
+        m->kids[2 * m->n + 1] = sw_node_val(file_meta, i);
+        m->n++;
+    }
+    for (size_t i = 0; i < own->n; i++) {
+        m->kids[2 * m->n] = sw_node_key(own, i);
+        m->kids[2 * m->n + 1] = sw_node_val(own, i);
+        m->n++;
+    }
+    return m;
+}
+
+static void error_at(loader *L, const char *file, const sw_node *n, const char *entry, const char *field, const char *msg)
+{
+    sw_diags_add(L->diags, file, n ? n->line : 1, n ? n->col : 1, entry, field, "%s", msg);
+    L->failed = true;
+}
+
+/* name and kind: returns false if the entry cannot be parsed further. */
+static bool entry_identity(loader *L, const sw_node *item, const char *ns, const char **name, const sw_kind_def **def)
+{
+    const char *file = L->parse.file;
+    const sw_node *nn = sw_node_get(item, "name"), *kn = sw_node_get(item, "kind");
+    bool ok = true;
+    if (!nn) { error_at(L, file, item, NULL, "name", "required field is missing"); ok = false; }
+    else if (!sw_node_is_string(nn) || !sw_valid_name(nn->str)) {
+        error_at(L, file, nn, NULL, "name", "must be a name of letters, digits, _ . - (no colon)");
+        ok = false;
+    }
+    *name = ok ? nn->str : NULL;
+    char *id = ok ? sw_arena_printf(&L->r->arena, "%s:%s", ns, nn->str) : NULL;
+    if (!kn) { error_at(L, file, item, id, "kind", "required field is missing"); return false; }
+    if (!sw_node_is_string(kn) || !(*def = sw_kind_lookup(kn->str))) {
+        const char *hint = sw_node_is_string(kn) ? sw_suggest(kn->str, sw_kind_names, SW_KIND__COUNT) : NULL;
+        char msg[256];
+        snprintf(msg, sizeof msg, "unknown kind \"%s\"%s%s%s", sw_node_is_string(kn) ? kn->str : sw_node_describe(kn),
+                 hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+        error_at(L, file, kn, id, "kind", msg);
+        return false;
+    }
+    return ok;
+}
+
+static void load_entry(loader *L, const sw_node *item, const char *ns, const sw_node *file_meta, size_t index)
+{
+    sw_parse *p = &L->parse;
+    char field[32];
+    snprintf(field, sizeof field, "entries[%zu]", index);
+    if (item->type != SW_NODE_MAP) {
+        error_at(L, p->file, item, NULL, field, "an entry must be a mapping with name and kind");
+        return;
+    }
+    const char *name;
+    const sw_kind_def *def = NULL;
+    if (!entry_identity(L, item, ns, &name, &def)) return;
+    sw_entry *e = sw_arena_alloc(&L->r->arena, sizeof *e);
+    e->id = sw_arena_printf(&L->r->arena, "%s:%s", ns, name);
+    e->ns = ns;
+    e->name = name;
+    e->kind = def->kind;
+    e->node = item;
+    e->file = p->file;
+    e->dir = p->dir;
+    e->line = item->line;
+    e->col = item->col;
+    const sw_node *meta = sw_node_get(item, "meta");
+    if (meta && meta->type != SW_NODE_MAP) {
+        error_at(L, p->file, meta, e->id, "meta", "expected a mapping");
+        meta = NULL;
+    }
+    e->meta = merge_meta(&L->r->arena, file_meta, meta);
+    sw_entry *first = sw_strmap_put(&L->r->ids, e->id, e);
+    if (first) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "duplicate id %s (first defined at %s:%u:%u)", e->id, first->file, first->line, first->col);
+        error_at(L, p->file, sw_node_get(item, "name"), e->id, "name", msg);
+        return;
+    }
+    p->entry_id = e->id;
+    p->ns = ns;
+    p->ok = true;
+    p->path_len = 0;
+    p->path[0] = 0;
+    sw_kind_parse(p, def, e);
+    if (!p->ok) L->failed = true;
+    add_entry(L, e);
+}
+
+static void unknown_file_key(loader *L, const sw_node *key)
+{
+    const char *hint = sw_suggest(key->str, file_keys, 4);
+    char msg[200];
+    snprintf(msg, sizeof msg, "unknown field%s%s%s", hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+    error_at(L, L->parse.file, key, NULL, key->str, msg);
+}
+
+/* version, namespace, meta, entries. Returns the namespace or NULL. */
+static const char *file_header(loader *L, const sw_node *root)
+{
+    const char *file = L->parse.file;
+    for (size_t i = 0; i < root->n; i++) {
+        const sw_node *k = sw_node_key(root, i);
+        bool known = false;
+        for (size_t j = 0; j < 4; j++) known |= strcmp(k->str, file_keys[j]) == 0;
+        if (!known) unknown_file_key(L, k);
+    }
+    const sw_node *v = sw_node_get(root, "version");
+    if (v && !(v->type == SW_NODE_SCALAR && (strcmp(v->str, "1.0") == 0 || strcmp(v->str, "1") == 0)))
+        error_at(L, file, v, NULL, "version", "unsupported version (this host reads \"1.0\")");
+    const sw_node *meta = sw_node_get(root, "meta");
+    if (meta && meta->type != SW_NODE_MAP) error_at(L, file, meta, NULL, "meta", "expected a mapping");
+    const sw_node *ns = sw_node_get(root, "namespace");
+    if (!ns) { error_at(L, file, root, NULL, "namespace", "required field is missing: every file names its namespace"); return NULL; }
+    if (!sw_node_is_string(ns) || !sw_valid_name(ns->str)) {
+        error_at(L, file, ns, NULL, "namespace", "must be a name of letters, digits, _ . - (no colon)");
+        return NULL;
+    }
+    return ns->str;
+}
+
+static void load_file(loader *L, const char *path, const char *text, size_t len)
+{
+    sw_arena *a = &L->r->arena;
+    const char *file = sw_arena_strdup(a, path);
+    const char *slash = strrchr(file, '/');
+    L->parse.file = file;
+    L->parse.dir = slash ? sw_arena_strndup(a, file, (size_t)(slash - file)) : ".";
+    L->r->n_files++;
+    const sw_node *root = sw_yaml_parse(a, file, text, len, L->diags);
+    if (!root) { L->failed = true; return; }
+    if (root->type != SW_NODE_MAP) {
+        error_at(L, file, root, NULL, NULL, "expected a mapping with namespace and entries at the top of the file");
+        return;
+    }
+    const char *ns = file_header(L, root);
+    const sw_node *entries = sw_node_get(root, "entries");
+    if (!entries) { error_at(L, file, root, NULL, "entries", "required field is missing"); return; }
+    if (entries->type != SW_NODE_SEQ) {
+        if (!(entries->type == SW_NODE_SCALAR && entries->scalar == SW_SCALAR_NULL))
+            error_at(L, file, entries, NULL, "entries", "expected a list of entries");
+        return;
+    }
+    if (!ns) return;
+    const sw_node *meta = sw_node_get(root, "meta");
+    if (meta && meta->type != SW_NODE_MAP) meta = NULL;
+    for (size_t i = 0; i < entries->n; i++) load_entry(L, entries->kids[i], ns, meta, i);
+}
+
+/* ---- checks across entries ---- */
+
+static void ref_error(loader *L, const sw_pending_ref *pr, const char *fmt, const char *a1, const char *a2)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, fmt, a1, a2 ? a2 : "");
+    const sw_entry *owner = sw_strmap_get(&L->r->ids, pr->entry_id);
+    error_at(L, owner ? owner->file : NULL, pr->ref->node, pr->entry_id, pr->path, msg);
+}
+
+static void kinds_wanted(unsigned kinds, char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (int k = 0; k < SW_KIND__COUNT; k++) {
+        if (!(kinds & SW_KINDBIT(k))) continue;
+        if (buf[0]) strncat(buf, " or ", size - strlen(buf) - 1);
+        strncat(buf, sw_kind_name(k), size - strlen(buf) - 1);
+    }
+}
+
+static void collect_policy_groups(loader *L, sw_strmap *groups)
+{
+    for (size_t i = 0; i < L->r->n_entries; i++) {
+        const sw_entry *e = L->r->entries[i];
+        if (e->kind != SW_KIND_POLICY) continue;
+        for (size_t g = 0; g < e->as.policy.groups.n; g++) sw_strmap_put(groups, e->as.policy.groups.v[g], (void *)e);
+    }
+}
+
+static void resolve_refs(loader *L)
+{
+    sw_strmap groups;
+    sw_strmap_init(&groups);
+    collect_policy_groups(L, &groups);
+    for (size_t i = 0; i < L->parse.n_pending; i++) {
+        const sw_pending_ref *pr = &L->parse.pending[i];
+        if (pr->group) {
+            if (!sw_strmap_get(&groups, pr->ref->id)) ref_error(L, pr, "no policy joins group %s", pr->ref->id, NULL);
+            continue;
+        }
+        const sw_entry *t = sw_strmap_get(&L->r->ids, pr->ref->id);
+        if (!t) { ref_error(L, pr, "%s names no entry", pr->ref->id, NULL); continue; }
+        if (!(pr->kinds & SW_KINDBIT(t->kind))) {
+            char want[160];
+            kinds_wanted(pr->kinds, want, sizeof want);
+            char msg[400];
+            snprintf(msg, sizeof msg, "%%s is a %s; expected a %s", sw_kind_name(t->kind), want);
+            ref_error(L, pr, msg, t->id, NULL);
+            continue;
+        }
+        pr->ref->target = t;
+    }
+    sw_strmap_free(&groups);
+}
+
+/* A service or group belongs to at most one group; a group may not contain itself. */
+static void check_groups(loader *L)
+{
+    for (size_t i = 0; i < L->r->n_entries; i++) {
+        sw_entry *g = L->r->entries[i];
+        if (g->kind != SW_KIND_GROUP) continue;
+        for (size_t c = 0; c < g->as.group.children.n; c++) {
+            const sw_ref *ref = &g->as.group.children.v[c];
+            sw_entry *child = (sw_entry *)ref->target;
+            if (!child) continue;
+            char path[48], msg[512];
+            snprintf(path, sizeof path, "children[%zu]", c);
+            if (child->parent) {
+                snprintf(msg, sizeof msg, "%s already belongs to group %s (%s:%u:%u)", child->id, child->parent->id,
+                         child->parent->file, child->parent->line, child->parent->col);
+                error_at(L, g->file, ref->node, g->id, path, msg);
+                continue;
+            }
+            child->parent = g;
+        }
+    }
+    for (size_t i = 0; i < L->r->n_entries; i++) {
+        const sw_entry *g = L->r->entries[i];
+        if (g->kind != SW_KIND_GROUP) continue;
+        size_t hops = 0;
+        for (const sw_entry *up = g->parent; up && hops <= L->r->n_entries; up = up->parent, hops++) {
+            if (up == g) {
+                error_at(L, g->file, sw_node_get(g->node, "name"), g->id, "children", "group contains itself through its children");
+                break;
+            }
+        }
+    }
+}
+
+static void finish(loader *L)
+{
+    resolve_refs(L);
+    check_groups(L);
+    /* The graph is built even after other errors (unresolved references are left out), so a
+     * cycle is reported together with everything else. */
+    sw_registry *r = L->r;
+    if (sw_graph_build(&r->graph, &r->arena, (const sw_entry *const *)r->entries, r->n_entries, &r->ids, L->diags) != 0)
+        L->failed = true;
+    r->n_services = r->graph.n;
+}
+
+/* ---- public ---- */
+
+static sw_registry *registry_new(const char *root)
+{
+    sw_registry *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    sw_arena_init(&r->arena);
+    sw_strmap_init(&r->ids);
+    r->root = sw_arena_strdup(&r->arena, root);
+    return r;
+}
+
+static void loader_init(loader *L, sw_registry *r, sw_diags *diags, const char *root)
+{
+    memset(L, 0, sizeof *L);
+    L->r = r;
+    L->diags = diags;
+    L->parse.arena = &r->arena;
+    L->parse.diags = diags;
+    char real[PATH_MAX];
+    L->parse.app_root = realpath(root, real) ? sw_arena_strdup(&r->arena, real) : NULL;
+}
+
+static sw_registry *loader_done(loader *L)
+{
+    finish(L);
+    free(L->parse.pending);
+    if (!L->failed) return L->r;
+    sw_registry_free(L->r);
+    return NULL;
+}
+
+sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *files, size_t n, sw_diags *diags)
+{
+    loader L;
+    loader_init(&L, registry_new(root), diags, root);
+    for (size_t i = 0; i < n; i++) load_file(&L, files[i].path, files[i].text, files[i].len);
+    return loader_done(&L);
+}
+
+sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        sw_diags_add(diags, dir, 0, 0, NULL, NULL, "not a directory");
+        return NULL;
+    }
+    pathlist files = {0};
+    size_t before = diags->n;
+    walk(dir, &files, diags, 0);
+    qsort(files.v, files.n, sizeof *files.v, path_cmp);
+    loader L;
+    loader_init(&L, registry_new(dir), diags, dir);
+    L.failed = diags->n > before;
+    if (files.n == 0) sw_diags_add(diags, dir, 0, 0, NULL, NULL, "no *.yaml or *.yml files found"), L.failed = true;
+    for (size_t i = 0; i < files.n; i++) {
+        size_t len = 0;
+        char *text = read_whole(files.v[i], &len, diags);
+        if (text) load_file(&L, files.v[i], text, len);
+        else L.failed = true;
+        free(text);
+        free(files.v[i]);
+    }
+    free(files.v);
+    return loader_done(&L);
+}
+
+void sw_registry_free(sw_registry *r)
+{
+    if (!r) return;
+    sw_strmap_free(&r->ids);
+    free(r->entries);
+    sw_arena_free(&r->arena);
+    free(r);
+}
+
+const sw_entry *sw_registry_get(const sw_registry *r, const char *id) { return sw_strmap_get(&r->ids, id); }
