@@ -7,10 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A service reached from some entry, and the field path that leads there. */
+/* Why an entry depends on a service, as a chain rendered only for the edges kept: a field path
+ * of the referrer, then "via group G" or "via E field <E's own chain>". Building a chain costs
+ * one small arena allocation, never a printf. */
+typedef struct why why;
+struct why {
+    const why *prefix;        /* NULL for a root */
+    const char *path;         /* root: the field path */
+    const sw_entry *via;      /* a group, or a non-service entry */
+    const why *tail;          /* via a non-service entry: the path inside it */
+};
+
+/* A service reached from some entry, and the chain that leads there. */
 typedef struct reach {
     size_t svc;
-    const char *why;
+    const why *why;
     const sw_node *at;
 } reach;
 
@@ -32,37 +43,67 @@ typedef struct builder {
 
 #define NONE ((size_t)-1)
 
-static void reach_add(reachlist *l, size_t svc, const char *why, const sw_node *at)
+static void reach_add(reachlist *l, size_t svc, const why *w, const sw_node *at)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 8;
         l->v = realloc(l->v, l->cap * sizeof *l->v);
         if (!l->v) abort();
     }
-    l->v[l->n++] = (reach){svc, why, at};
+    l->v[l->n++] = (reach){svc, w, at};
+}
+
+static const why *why_root(builder *b, const char *path)
+{
+    why *w = sw_arena_alloc(b->a, sizeof *w);
+    w->path = path;
+    return w;
+}
+
+static const why *why_via(builder *b, const why *prefix, const sw_entry *via, const why *tail)
+{
+    why *w = sw_arena_alloc(b->a, sizeof *w);
+    w->prefix = prefix;
+    w->via = via;
+    w->tail = tail;
+    return w;
+}
+
+static void why_render(const why *w, char *buf, size_t size, size_t *n)
+{
+    if (w->prefix) why_render(w->prefix, buf, size, n);
+    else if (*n < size) *n += (size_t)snprintf(buf + *n, size - *n, "%s", w->path);
+    if (!w->via || *n >= size) return;
+    if (w->via->kind == SW_KIND_GROUP) {
+        *n += (size_t)snprintf(buf + *n, size - *n, " via group %s", w->via->id);
+        return;
+    }
+    *n += (size_t)snprintf(buf + *n, size - *n, " via %s field ", w->via->id);
+    if (*n < size) why_render(w->tail, buf, size, n);
 }
 
 static const reachlist *entry_reach(builder *b, const sw_entry *e);
 
-/* Adds what referencing `t` (written at field path `why`) makes the referrer depend on. */
-static void expand(builder *b, const sw_entry *t, const char *why, const sw_node *at, reachlist *out)
+/* Adds what referencing `t` (written at the field `w` names) makes the referrer depend on. */
+static void expand(builder *b, const sw_entry *t, const why *w, const sw_node *at, reachlist *out)
 {
     switch (t->kind) {
     case SW_KIND_SERVICE:
-        reach_add(out, b->svc_of[t->index], why, at);
+        reach_add(out, b->svc_of[t->index], w, at);
         return;
-    case SW_KIND_GROUP:
+    case SW_KIND_GROUP: {
+        const why *via = why_via(b, w, t, NULL);
         for (size_t i = 0; i < t->as.group.children.n; i++) {
             const sw_entry *child = t->as.group.children.v[i].target;
-            if (child) expand(b, child, sw_arena_printf(b->a, "%s via group %s", why, t->id), at, out);
+            if (child) expand(b, child, via, at, out);
         }
         return;
+    }
     case SW_KIND_DATA:
     case SW_KIND_PROCESS_LUA:
     case SW_KIND_LIBRARY_LUA: {
         const reachlist *r = entry_reach(b, t);
-        for (size_t i = 0; i < r->n; i++)
-            reach_add(out, r->v[i].svc, sw_arena_printf(b->a, "%s via %s field %s", why, t->id, r->v[i].why), at);
+        for (size_t i = 0; i < r->n; i++) reach_add(out, r->v[i].svc, why_via(b, w, t, r->v[i].why), at);
         return;
     }
     default:
@@ -90,36 +131,45 @@ static bool skipped(const scan *s, const char *path)
     return false;
 }
 
+/* Appends ".key" or "[i]" to the path at len; returns the new length (truncated to fit). */
+static size_t path_append(char *path, size_t size, size_t len, const char *key, size_t index)
+{
+    char idx[24];
+    if (!key) {
+        int w = snprintf(idx, sizeof idx, "[%zu]", index);
+        key = idx;
+        (void)w;
+    } else if (len && len + 1 < size) {
+        path[len++] = '.';
+    }
+    size_t k = strlen(key);
+    if (len + k >= size) k = size - 1 - len;
+    memcpy(path + len, key, k);
+    path[len + k] = 0;
+    return len + k;
+}
+
 static void scan_node(scan *s, const sw_node *n, size_t len, int depth)
 {
     if (depth > 2 * SW_YAML_MAX_DEPTH) return;
     if (n->type == SW_NODE_SCALAR) {
         if (n->scalar != SW_SCALAR_STRING || !memchr(n->str, ':', n->len)) return;
         const sw_entry *t = sw_strmap_get(s->b->ids, n->str);
-        if (t && t != s->self) expand(s->b, t, sw_arena_strdup(s->b->a, s->path), n, s->out);
+        if (t && t != s->self) expand(s->b, t, why_root(s->b, sw_arena_strdup(s->b->a, s->path)), n, s->out);
         return;
     }
     for (size_t i = 0; i < n->n; i++) {
-        int w;
-        const sw_node *child;
-        if (n->type == SW_NODE_MAP) {
-            w = snprintf(s->path + len, sizeof s->path - len, "%s%s", len ? "." : "", sw_node_key(n, i)->str);
-            child = sw_node_val(n, i);
-        } else {
-            w = snprintf(s->path + len, sizeof s->path - len, "[%zu]", i);
-            child = n->kids[i];
-        }
-        size_t nl = len + (size_t)(w > 0 ? w : 0);
-        if (nl >= sizeof s->path) nl = sizeof s->path - 1;
+        bool map = n->type == SW_NODE_MAP;
+        size_t nl = path_append(s->path, sizeof s->path, len, map ? sw_node_key(n, i)->str : NULL, i);
         if (depth <= 1 && skipped(s, s->path)) continue; /* depth 1: lifecycle.depends_on and the like */
-        scan_node(s, child, nl, depth + 1);
+        scan_node(s, map ? sw_node_val(n, i) : n->kids[i], nl, depth + 1);
     }
     s->path[len] = 0;
 }
 
-static void expand_ref(builder *b, const sw_ref *r, const char *why, reachlist *out)
+static void expand_ref(builder *b, const sw_ref *r, const char *path, reachlist *out)
 {
-    if (r->target) expand(b, r->target, why, r->node, out);
+    if (r->target) expand(b, r->target, why_root(b, path), r->node, out);
 }
 
 static void expand_reflist(builder *b, const sw_reflist *l, const char *field, reachlist *out)
@@ -191,7 +241,9 @@ static void build_edges(builder *b)
         collect(b, g->services[i], &mine);
         for (size_t k = 0; k < mine.n; k++) {
             size_t to = mine.v[k].svc;
-            bool explicit_self = to == i && strncmp(mine.v[k].why, "lifecycle.depends_on", 20) == 0;
+            const why *root = mine.v[k].why;
+            while (root->prefix) root = root->prefix;
+            bool explicit_self = to == i && strncmp(root->path, "lifecycle.depends_on", 20) == 0;
             if ((to == i && !explicit_self) || seen[to] == i + 1) continue;
             seen[to] = i + 1;
             reach_add(&all, to, mine.v[k].why, mine.v[k].at);
@@ -201,9 +253,13 @@ static void build_edges(builder *b)
     g->deps[g->n] = all.n;
     g->n_edges = all.n;
     g->edges = sw_arena_alloc(b->a, (all.n ? all.n : 1) * sizeof *g->edges);
+    char text[1024];
     for (size_t i = 0; i < g->n; i++)
-        for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
-            g->edges[k] = (sw_edge){i, all.v[k].svc, all.v[k].why, all.v[k].at};
+        for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) {
+            size_t len = 0;
+            why_render(all.v[k].why, text, sizeof text, &len);
+            g->edges[k] = (sw_edge){i, all.v[k].svc, sw_arena_strdup(b->a, text), all.v[k].at};
+        }
     free(all.v);
     free(seen);
 }

@@ -22,10 +22,13 @@ void sw_parse_error(sw_parse *p, const sw_node *n, const char *fmt, ...)
 
 size_t sw_path_push(sw_parse *p, const char *name)
 {
-    size_t saved = p->path_len;
-    int w = snprintf(p->path + p->path_len, sizeof p->path - p->path_len, "%s%s", p->path_len ? "." : "", name);
-    if (w > 0) p->path_len += (size_t)w;
-    if (p->path_len >= sizeof p->path) p->path_len = sizeof p->path - 1;
+    size_t saved = p->path_len, len = strlen(name), sep = saved ? 1 : 0;
+    if (saved + sep >= sizeof p->path - 1) return saved; /* too deep to name: keep the prefix */
+    if (saved + sep + len >= sizeof p->path) len = sizeof p->path - 1 - saved - sep;
+    if (sep) p->path[p->path_len++] = '.';
+    memcpy(p->path + p->path_len, name, len);
+    p->path_len += len;
+    p->path[p->path_len] = 0;
     return saved;
 }
 
@@ -179,6 +182,7 @@ bool sw_read_strlist(sw_parse *p, const sw_node *n, bool allow_scalar, sw_strlis
         ok = sw_read_string(p, n->kids[i], &out->v[i]) && ok;
         sw_path_pop(p, saved);
     }
+    if (!ok) out->n = 0; /* callers never see a list with holes */
     return ok;
 }
 

@@ -74,7 +74,8 @@ static bool one_of(const char *s, const char *const *words)
     return false;
 }
 
-/* YAML 1.2 core schema resolution of a plain scalar. */
+/* YAML 1.2 core schema resolution of a plain scalar. Most scalars are words, so the first
+ * character rules out the special forms before any comparison. */
 static void resolve_plain(sw_node *n)
 {
     static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
@@ -84,15 +85,28 @@ static void resolve_plain(sw_node *n)
     static const char *const ninfs[] = {"-.inf", "-.Inf", "-.INF", NULL};
     static const char *const nans[] = {".nan", ".NaN", ".NAN", NULL};
     const char *s = n->str;
-    if (one_of(s, nulls)) n->scalar = SW_SCALAR_NULL;
-    else if (one_of(s, trues)) { n->scalar = SW_SCALAR_BOOL; n->num = 1; }
-    else if (one_of(s, falses)) { n->scalar = SW_SCALAR_BOOL; n->num = 0; }
-    else if (is_int_text(s)) { n->scalar = SW_SCALAR_INT; n->num = strtod(s, NULL); }
+    n->scalar = SW_SCALAR_STRING;
+    switch (s[0]) {
+    case 0: case '~': case 'n': case 'N':
+        if (one_of(s, nulls)) n->scalar = SW_SCALAR_NULL;
+        return;
+    case 't': case 'T':
+        if (one_of(s, trues)) { n->scalar = SW_SCALAR_BOOL; n->num = 1; }
+        return;
+    case 'f': case 'F':
+        if (one_of(s, falses)) { n->scalar = SW_SCALAR_BOOL; n->num = 0; }
+        return;
+    case '.': case '+': case '-':
+    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        break;
+    default:
+        return;
+    }
+    if (is_int_text(s)) { n->scalar = SW_SCALAR_INT; n->num = strtod(s, NULL); }
     else if (is_float_text(s)) { n->scalar = SW_SCALAR_FLOAT; n->num = strtod(s, NULL); }
     else if (one_of(s, infs)) { n->scalar = SW_SCALAR_FLOAT; n->num = INFINITY; }
     else if (one_of(s, ninfs)) { n->scalar = SW_SCALAR_FLOAT; n->num = -INFINITY; }
     else if (one_of(s, nans)) { n->scalar = SW_SCALAR_FLOAT; n->num = NAN; }
-    else n->scalar = SW_SCALAR_STRING;
 }
 
 static sw_node *node_new(builder *b, sw_node_type type, const yaml_mark_t *mark)
@@ -166,7 +180,7 @@ static void open_collection(builder *b, sw_node_type type, const yaml_mark_t *ma
         return;
     }
     frame *f = &b->stack[b->depth++];
-    memset(f, 0, sizeof *f);
+    f->n = 0; /* kids/cap survive from the last collection at this depth: no malloc per node */
     f->node = node_new(b, type, mark);
     f->anchor = anchor_name;
 }
@@ -206,11 +220,10 @@ static void close_collection(builder *b, const yaml_mark_t *mark)
     n->kids = sw_arena_alloc(b->arena, (f->n ? f->n : 1) * sizeof *n->kids);
     if (f->n) memcpy(n->kids, f->kids, f->n * sizeof *n->kids);
     n->n = n->type == SW_NODE_MAP ? f->n / 2 : f->n;
-    free(f->kids);
-    f->kids = NULL;
     if (n->type == SW_NODE_MAP) check_keys(b, n);
     remember_anchor(b, f->anchor, n);
     free((void *)f->anchor);
+    f->anchor = NULL;
     attach(b, n, 1, mark);
 }
 
@@ -287,9 +300,9 @@ static bool on_event(builder *b, yaml_event_t *ev)
 
 static void builder_free(builder *b)
 {
-    for (int i = 0; i < b->depth; i++) {
+    for (int i = 0; i <= SW_YAML_MAX_DEPTH; i++) {
         free(b->stack[i].kids);
-        free((void *)b->stack[i].anchor);
+        if (i < b->depth) free((void *)b->stack[i].anchor);
     }
     for (size_t i = 0; i < b->n_anchors; i++) free(b->anchors[i].name);
     free(b->anchors);

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every benchmark built in BUILD_DIR/ (default build/) and prints its figures.
+set -euo pipefail
+build=${1:-build}
+for b in "$build"/bench_*; do
+  [ -x "$b" ] || continue
+  echo "== $(basename "$b")"
+  "$b"
+done
