@@ -57,21 +57,36 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *arg)
     return -1;
 }
 
-/* Options that take a value; returns the slot to fill, or NULL. */
-static const char **value_option(sw_cli *o, const char *name)
+static bool is(const char *s, const char *const *names)
 {
-    if (strcmp(name, "--format") == 0) return &o->format;
+    for (; *names; names++)
+        if (strcmp(s, *names) == 0) return true;
+    return false;
+}
+
+static const char *const control_commands[] = {"status", "start", "stop", "restart", "reload", NULL};
+
+/* Options that take a value and belong to command c; the slot to fill, or NULL. */
+static const char **value_option(sw_cli *o, const command_help *c, const char *name)
+{
     if (strcmp(name, "--log-format") == 0) return &o->log_format;
     if (strcmp(name, "--log-level") == 0) return &o->log_level;
     if (strcmp(name, "--config") == 0) return &o->config;
-    if (strcmp(name, "--control") == 0) return &o->control;
+    if (strcmp(name, "--format") == 0 && strcmp(c->name, "graph") == 0) return &o->format;
+    if (strcmp(name, "--control") == 0 && is(c->name, control_commands)) return &o->control;
     return NULL;
 }
+
+static const char *const known_options[] = {"--format", "--why", "--json", "--control", NULL};
+static const char *const log_formats[] = {"text", "json", NULL};
+static const char *const log_levels[] = {"debug", "info", "warn", "warning", "error", NULL};
 
 static int positional(sw_cli *o, const command_help *c, const char *word, char *err, size_t errlen)
 {
     if (c->positionals == 2 || c->positionals == 3) {
-        if (!o->id) { o->id = word; return 0; }
+        /* status takes [ID] [DIR]: an id has a colon, a directory does not. */
+        bool dir_word = strcmp(c->name, "status") == 0 && !strchr(word, ':');
+        if (!o->id && !dir_word) { o->id = word; return 0; }
         if (c->positionals == 2 && !o->dir) { o->dir = word; return 0; }
         if (c->positionals == 3 && strcmp(c->name, "status") == 0 && !o->dir) { o->dir = word; return 0; }
     } else if (c->positionals == 1 && !o->dir) {
@@ -93,12 +108,16 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
     o->command = c->name;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        const char **slot = value_option(o, a);
+        char name[64];
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL; /* --opt=value */
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        const char **slot = value_option(o, c, name);
         if (slot) {
-            if (i + 1 >= argc) return fail(err, errlen, "option %s needs a value", a);
-            *slot = argv[++i];
-        } else if (strcmp(a, "--why") == 0) o->why = true;
-        else if (strcmp(a, "--json") == 0) o->json = true;
+            if (eq) *slot = eq + 1;
+            else if (i + 1 >= argc) return fail(err, errlen, "option %s needs a value", a);
+            else *slot = argv[++i];
+        } else if (strcmp(a, "--why") == 0 && strcmp(c->name, "graph") == 0) o->why = true;
+        else if (strcmp(a, "--json") == 0 && strcmp(c->name, "status") == 0) o->json = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { o->id = o->command; o->command = "help"; return 0; }
         else if (strcmp(a, "-x") == 0 && strcmp(c->name, "run") == 0) {
             if (i + 1 >= argc) return fail(err, errlen, "%s", "-x needs an entry id");
@@ -106,11 +125,16 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
             o->exec_argc = argc - i - 2;
             o->exec_argv = argv + i + 2;
             break;
+        } else if (is(name, known_options)) {
+            snprintf(err, errlen, "option %s does not apply to %s", name, c->name);
+            return -1;
         } else if (a[0] == '-' && a[1]) return fail(err, errlen, "unknown option \"%s\"", a);
         else if (positional(o, c, a, err, errlen) != 0) return -1;
     }
     if (o->format && strcmp(o->format, "text") && strcmp(o->format, "dot") && strcmp(o->format, "mermaid"))
         return fail(err, errlen, "unknown graph format \"%s\" (text, dot or mermaid)", o->format);
+    if (o->log_format && !is(o->log_format, log_formats)) return fail(err, errlen, "unknown log format \"%s\" (text or json)", o->log_format);
+    if (o->log_level && !is(o->log_level, log_levels)) return fail(err, errlen, "unknown log level \"%s\" (debug, info, warn or error)", o->log_level);
     if (c->positionals == 1 && !o->dir && strcmp(c->name, "reload") != 0) return fail(err, errlen, "%s needs an app directory", c->name);
     if (c->positionals == 2 && !o->id) return fail(err, errlen, "%s needs a service id", c->name);
     if (strcmp(c->name, "help") == 0 && o->id && !find_command(o->id)) return fail(err, errlen, "no help for \"%s\": unknown command", o->id);

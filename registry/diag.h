@@ -9,7 +9,7 @@
 
 typedef struct sw_diag {
     char *file;        /* may be NULL for errors that concern no file */
-    unsigned line, col;
+    unsigned line, col;  /* 1-based; line 0: the error concerns the whole file or directory */
     char *entry;       /* entry id, or NULL */
     char *field;       /* field path such as lifecycle.restart.max_delay, or NULL */
     char *msg;
@@ -26,7 +26,8 @@ void sw_diags_add(sw_diags *d, const char *file, unsigned line, unsigned col, co
                   const char *field, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 /* Sorts by file, line, column and text, and drops exact repeats: each error is shown once. */
 void sw_diags_finish(sw_diags *d);
-/* "file:line:col: entry ID field F: message" into buf (truncated to size). */
+/* "file:line:col: entry ID field F: message" ("file: message" when line is 0) into buf
+ * (truncated to size). */
 void sw_diag_format(const sw_diag *e, char *buf, size_t size);
 void sw_diags_print(const sw_diags *d, FILE *out);
 

@@ -7,28 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Why an entry depends on a service, as a chain rendered only for the edges kept: a field path
- * of the referrer, then "via group G" or "via E field <E's own chain>". Building a chain costs
- * one small arena allocation, never a printf. */
-typedef struct why why;
-struct why {
-    const why *prefix;        /* NULL for a root */
-    const char *path;         /* root: the field path */
-    const sw_entry *via;      /* a group, or a non-service entry */
-    const why *tail;          /* via a non-service entry: the path inside it */
-};
-
-/* A service reached from some entry, and the chain that leads there. */
-typedef struct reach {
-    size_t svc;
-    const why *why;
+/* A reference written in one entry: its target and the field path it sits at. Each entry's
+ * direct references are collected once; dependencies are then found by a search from each
+ * service, so a loop among data entries or a long chain of them needs no recursion and no
+ * memo that a loop could leave incomplete. */
+typedef struct dref {
+    const sw_entry *target;
+    const char *path;
     const sw_node *at;
-} reach;
+} dref;
 
-typedef struct reachlist {
-    reach *v;
+typedef struct drefs {
+    dref *v;
     size_t n, cap;
-} reachlist;
+} drefs;
+
+/* One step of a service's search: an entry reached through `via` from item `parent`. */
+typedef struct hop {
+    const sw_entry *entry;
+    size_t parent;            /* index in the search queue, or NONE for the service itself */
+    const dref *via;
+} hop;
+
+#define NONE ((size_t)-1)
 
 typedef struct builder {
     sw_graph *g;
@@ -36,79 +37,20 @@ typedef struct builder {
     const sw_strmap *ids;
     const sw_entry *const *entries;
     size_t n_entries;
-    size_t *svc_of;          /* entry index -> service index or (size_t)-1 */
-    reachlist *memo;         /* per entry index, for non-service entries */
-    unsigned char *state;    /* 0 not computed, 1 computing, 2 done */
+    size_t *svc_of;           /* entry index -> service index or NONE */
+    drefs *direct;            /* per entry index */
 } builder;
 
-#define NONE ((size_t)-1)
-
-static void reach_add(reachlist *l, size_t svc, const why *w, const sw_node *at)
+static void dref_add(builder *b, drefs *l, const sw_entry *t, const char *path, const sw_node *at)
 {
+    if (!t) return;
     if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 8;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-        if (!l->v) abort();
+        l->cap = l->cap ? l->cap * 2 : 4;
+        dref *v = sw_arena_alloc(b->a, l->cap * sizeof *v);
+        if (l->n) memcpy(v, l->v, l->n * sizeof *v);
+        l->v = v;
     }
-    l->v[l->n++] = (reach){svc, w, at};
-}
-
-static const why *why_root(builder *b, const char *path)
-{
-    why *w = sw_arena_alloc(b->a, sizeof *w);
-    w->path = path;
-    return w;
-}
-
-static const why *why_via(builder *b, const why *prefix, const sw_entry *via, const why *tail)
-{
-    why *w = sw_arena_alloc(b->a, sizeof *w);
-    w->prefix = prefix;
-    w->via = via;
-    w->tail = tail;
-    return w;
-}
-
-static void why_render(const why *w, char *buf, size_t size, size_t *n)
-{
-    if (w->prefix) why_render(w->prefix, buf, size, n);
-    else if (*n < size) *n += (size_t)snprintf(buf + *n, size - *n, "%s", w->path);
-    if (!w->via || *n >= size) return;
-    if (w->via->kind == SW_KIND_GROUP) {
-        *n += (size_t)snprintf(buf + *n, size - *n, " via group %s", w->via->id);
-        return;
-    }
-    *n += (size_t)snprintf(buf + *n, size - *n, " via %s field ", w->via->id);
-    if (*n < size) why_render(w->tail, buf, size, n);
-}
-
-static const reachlist *entry_reach(builder *b, const sw_entry *e);
-
-/* Adds what referencing `t` (written at the field `w` names) makes the referrer depend on. */
-static void expand(builder *b, const sw_entry *t, const why *w, const sw_node *at, reachlist *out)
-{
-    switch (t->kind) {
-    case SW_KIND_SERVICE:
-        reach_add(out, b->svc_of[t->index], w, at);
-        return;
-    case SW_KIND_GROUP: {
-        const why *via = why_via(b, w, t, NULL);
-        for (size_t i = 0; i < t->as.group.children.n; i++) {
-            const sw_entry *child = t->as.group.children.v[i].target;
-            if (child) expand(b, child, via, at, out);
-        }
-        return;
-    }
-    case SW_KIND_DATA:
-    case SW_KIND_PROCESS_LUA:
-    case SW_KIND_LIBRARY_LUA: {
-        const reachlist *r = entry_reach(b, t);
-        for (size_t i = 0; i < r->n; i++) reach_add(out, r->v[i].svc, why_via(b, w, t, r->v[i].why), at);
-        return;
-    }
-    default:
-        return; /* hosts and policies: validated, not ordered */
-    }
+    l->v[l->n++] = (dref){t, path, at};
 }
 
 /* ---- scanning an entry's fields ---- */
@@ -116,7 +58,7 @@ static void expand(builder *b, const sw_entry *t, const why *w, const sw_node *a
 typedef struct scan {
     builder *b;
     const sw_entry *self;
-    reachlist *out;
+    drefs *out;
     const char *const *skip;  /* top-level paths handled as typed references or not ordered */
     char path[512];
 } scan;
@@ -136,9 +78,8 @@ static size_t path_append(char *path, size_t size, size_t len, const char *key, 
 {
     char idx[24];
     if (!key) {
-        int w = snprintf(idx, sizeof idx, "[%zu]", index);
+        snprintf(idx, sizeof idx, "[%zu]", index);
         key = idx;
-        (void)w;
     } else if (len && len + 1 < size) {
         path[len++] = '.';
     }
@@ -155,7 +96,7 @@ static void scan_node(scan *s, const sw_node *n, size_t len, int depth)
     if (n->type == SW_NODE_SCALAR) {
         if (n->scalar != SW_SCALAR_STRING || !memchr(n->str, ':', n->len)) return;
         const sw_entry *t = sw_strmap_get(s->b->ids, n->str);
-        if (t && t != s->self) expand(s->b, t, why_root(s->b, sw_arena_strdup(s->b->a, s->path)), n, s->out);
+        if (t && t != s->self) dref_add(s->b, s->out, t, sw_arena_strdup(s->b->a, s->path), n);
         return;
     }
     for (size_t i = 0; i < n->n; i++) {
@@ -167,101 +108,158 @@ static void scan_node(scan *s, const sw_node *n, size_t len, int depth)
     s->path[len] = 0;
 }
 
-static void expand_ref(builder *b, const sw_ref *r, const char *path, reachlist *out)
+static void typed_ref(builder *b, drefs *out, const sw_ref *r, const char *path)
 {
-    if (r->target) expand(b, r->target, why_root(b, path), r->node, out);
+    dref_add(b, out, r->target, path, r->node);
 }
 
-static void expand_reflist(builder *b, const sw_reflist *l, const char *field, reachlist *out)
+static void typed_reflist(builder *b, drefs *out, const sw_reflist *l, const char *field)
 {
-    for (size_t i = 0; i < l->n; i++) expand_ref(b, &l->v[i], sw_arena_printf(b->a, "%s[%zu]", field, i), out);
+    for (size_t i = 0; i < l->n; i++) typed_ref(b, out, &l->v[i], sw_arena_printf(b->a, "%s[%zu]", field, i));
 }
 
-static void expand_imports(builder *b, const sw_imports *imps, reachlist *out)
+static void typed_imports(builder *b, drefs *out, const sw_imports *imps)
 {
     for (size_t i = 0; i < imps->n; i++)
-        expand_ref(b, &imps->v[i].library, sw_arena_printf(b->a, "imports.%s", imps->v[i].alias), out);
+        typed_ref(b, out, &imps->v[i].library, sw_arena_printf(b->a, "imports.%s", imps->v[i].alias));
 }
 
 static const char *const service_skip[] = {"process", "host", "lifecycle.depends_on", "lifecycle.requires", "lifecycle.security", NULL};
 static const char *const lua_skip[] = {"source", "imports", NULL};
+static const char *const group_skip[] = {"children", "lifecycle", NULL};
 
-/* Everything entry e references, expanded to services. */
-static void collect(builder *b, const sw_entry *e, reachlist *out)
+/* Everything entry e references directly. Hosts and policies never lead anywhere, so they
+ * are not collected. */
+static void collect(builder *b, const sw_entry *e, drefs *out)
 {
     scan s = {.b = b, .self = e, .out = out};
     switch (e->kind) {
     case SW_KIND_SERVICE:
         s.skip = service_skip;
-        expand_ref(b, &e->as.service.process, "process", out);
-        expand_reflist(b, &e->as.service.lifecycle.depends_on, "lifecycle.depends_on", out);
+        typed_ref(b, out, &e->as.service.process, "process");
+        typed_reflist(b, out, &e->as.service.lifecycle.depends_on, "lifecycle.depends_on");
         for (const sw_entry *g = e->parent; g; g = g->parent)
-            expand_reflist(b, &g->as.group.lifecycle.depends_on,
-                           sw_arena_printf(b->a, "group %s lifecycle.depends_on", g->id), out);
+            typed_reflist(b, out, &g->as.group.lifecycle.depends_on, sw_arena_printf(b->a, "group %s lifecycle.depends_on", g->id));
+        break;
+    case SW_KIND_GROUP:
+        s.skip = group_skip; /* a group's depends_on is applied to its children above */
+        typed_reflist(b, out, &e->as.group.children, "children");
         break;
     case SW_KIND_PROCESS_LUA:
         s.skip = lua_skip;
-        expand_imports(b, &e->as.process_lua.imports, out);
+        typed_imports(b, out, &e->as.process_lua.imports);
         break;
     case SW_KIND_LIBRARY_LUA:
         s.skip = lua_skip;
-        expand_imports(b, &e->as.library_lua.imports, out);
+        typed_imports(b, out, &e->as.library_lua.imports);
+        break;
+    case SW_KIND_DATA:
         break;
     default:
-        break;
+        return;
     }
     scan_node(&s, e->node, 0, 0);
 }
 
-/* Memoized; a reference loop among non-service entries is harmless and simply stops. */
-static const reachlist *entry_reach(builder *b, const sw_entry *e)
+/* "config.cfg via app:cfg field data.db", "depends_on[0] via group app:g". */
+static void render_why(const hop *q, size_t item, const dref *last, char *buf, size_t size)
 {
-    static const reachlist empty = {0};
-    if (b->state[e->index] == 1) return &empty;
-    if (b->state[e->index] == 2) return &b->memo[e->index];
-    b->state[e->index] = 1;
-    reachlist l = {0};
-    collect(b, e, &l);
-    b->memo[e->index] = l;
-    b->state[e->index] = 2;
-    return &b->memo[e->index];
+    size_t n = 0;
+    for (size_t i = item; i != NONE; i = q[i].parent) n++;
+    size_t *chain = malloc(n * sizeof *chain);
+    if (!chain) abort();
+    for (size_t i = item, k = n; i != NONE; i = q[i].parent) chain[--k] = i;
+    size_t len = 0;
+    bool skip_path = false;
+    for (size_t k = 0; k < n; k++) {
+        const hop *h = &q[chain[k]];
+        if (!h->via) continue; /* the service itself */
+        if (!skip_path && len < size) len += (size_t)snprintf(buf + len, size - len, "%s", h->via->path);
+        if (len >= size) break;
+        bool group = h->entry->kind == SW_KIND_GROUP;
+        len += (size_t)snprintf(buf + len, size - len, group ? " via group %s" : " via %s field ", h->entry->id);
+        skip_path = group; /* a member's place in children[] says nothing */
+    }
+    if (!skip_path && len < size) snprintf(buf + len, size - len, "%s", last->path);
+    free(chain);
 }
 
 /* ---- edges, levels, cycles ---- */
 
+typedef struct edgelist {
+    sw_edge *v;
+    size_t n, cap;
+} edgelist;
+
+static void edge_add(edgelist *l, sw_edge e)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v) abort();
+    }
+    l->v[l->n++] = e;
+}
+
+/* Where the service itself wrote the reference that starts the path to d. */
+static const sw_node *written_at(const hop *q, size_t item, const dref *d)
+{
+    if (item == 0) return d->at;
+    while (q[item].parent != 0) item = q[item].parent;
+    return q[item].via->at;
+}
+
+/* Breadth-first from service i through data, code and group entries; every service met is a
+ * dependency (the first path found is the one shown). */
+static void service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, size_t *seen_svc, edgelist *out)
+{
+    const sw_entry *self = b->g->services[i];
+    size_t head = 0, tail = 0;
+    queue[tail++] = (hop){self, NONE, NULL};
+    seen_entry[self->index] = i + 1;
+    char text[1024];
+    while (head < tail) {
+        size_t item = head++;
+        const drefs *refs = &b->direct[queue[item].entry->index];
+        for (size_t k = 0; k < refs->n; k++) {
+            const dref *d = &refs->v[k];
+            const sw_entry *t = d->target;
+            if (t->kind == SW_KIND_SERVICE) {
+                size_t to = b->svc_of[t->index];
+                bool explicit_self = to == i && item == 0 && strncmp(d->path, "lifecycle.depends_on", 20) == 0;
+                if ((to == i && !explicit_self) || seen_svc[to] == i + 1) continue;
+                seen_svc[to] = i + 1;
+                render_why(queue, item, d, text, sizeof text);
+                edge_add(out, (sw_edge){i, to, sw_arena_strdup(b->a, text), written_at(queue, item, d)});
+            } else if (seen_entry[t->index] != i + 1) {
+                seen_entry[t->index] = i + 1;
+                queue[tail++] = (hop){t, item, d};
+            }
+        }
+    }
+}
+
 static void build_edges(builder *b)
 {
     sw_graph *g = b->g;
-    size_t *seen = calloc(g->n ? g->n : 1, sizeof *seen);
-    reachlist all = {0};
+    size_t n = b->n_entries ? b->n_entries : 1;
+    hop *queue = malloc(n * sizeof *queue);
+    size_t *seen_entry = calloc(n, sizeof *seen_entry), *seen_svc = calloc(g->n ? g->n : 1, sizeof *seen_svc);
+    if (!queue || !seen_entry || !seen_svc) abort();
+    edgelist all = {0};
     g->deps = sw_arena_alloc(b->a, (g->n + 1) * sizeof *g->deps);
     for (size_t i = 0; i < g->n; i++) {
         g->deps[i] = all.n;
-        reachlist mine = {0};
-        collect(b, g->services[i], &mine);
-        for (size_t k = 0; k < mine.n; k++) {
-            size_t to = mine.v[k].svc;
-            const why *root = mine.v[k].why;
-            while (root->prefix) root = root->prefix;
-            bool explicit_self = to == i && strncmp(root->path, "lifecycle.depends_on", 20) == 0;
-            if ((to == i && !explicit_self) || seen[to] == i + 1) continue;
-            seen[to] = i + 1;
-            reach_add(&all, to, mine.v[k].why, mine.v[k].at);
-        }
-        free(mine.v);
+        service_edges(b, i, queue, seen_entry, seen_svc, &all);
     }
     g->deps[g->n] = all.n;
     g->n_edges = all.n;
     g->edges = sw_arena_alloc(b->a, (all.n ? all.n : 1) * sizeof *g->edges);
-    char text[1024];
-    for (size_t i = 0; i < g->n; i++)
-        for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) {
-            size_t len = 0;
-            why_render(all.v[k].why, text, sizeof text, &len);
-            g->edges[k] = (sw_edge){i, all.v[k].svc, sw_arena_strdup(b->a, text), all.v[k].at};
-        }
+    if (all.n) memcpy(g->edges, all.v, all.n * sizeof *g->edges);
     free(all.v);
-    free(seen);
+    free(queue);
+    free(seen_entry);
+    free(seen_svc);
 }
 
 /* Kahn's algorithm over "depends on" edges; returns how many services got a level. */
@@ -307,36 +305,112 @@ static void report_cycle(const sw_graph *g, const size_t *path, const size_t *vi
     if (n < sizeof msg) snprintf(msg + n, sizeof msg - n, "%s", g->services[path[0]]->id);
     const sw_edge *first = &g->edges[via[0]];
     const sw_entry *e = g->services[path[0]];
-    sw_diags_add(d, e->file, first->at ? first->at->line : e->line, first->at ? first->at->col : e->col, e->id, first->why, "%s", msg);
+    /* The edge may come from an enclosing group's depends_on, written in the group's file. */
+    sw_diags_add(d, first->at ? first->at->file : e->file, first->at ? first->at->line : e->line, first->at ? first->at->col : e->col, e->id, first->why, "%s", msg);
 }
 
-/* Every service left without a level is on a cycle or behind one. Walking dependency edges that
- * stay among them must revisit a service: that closes a cycle. Each cycle is reported once. */
+/* Tarjan's strongly connected components of the services left without a level: comp[i] is the
+ * component of service i, NONE for the others. Iterative, so a long chain cannot overflow the
+ * stack. */
+static void components(const sw_graph *g, size_t *comp)
+{
+    size_t n = g->n ? g->n : 1, next = 0, n_comp = 0, sp = 0, fp = 0;
+    size_t *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low), *stack = malloc(n * sizeof *stack);
+    size_t *frame = malloc(n * sizeof *frame), *cursor = malloc(n * sizeof *cursor);
+    unsigned char *on_stack = calloc(n, 1);
+    if (!index || !low || !stack || !frame || !cursor || !on_stack) abort();
+    for (size_t i = 0; i < g->n; i++) index[i] = comp[i] = NONE;
+    for (size_t root = 0; root < g->n; root++) {
+        if (g->level[root] != NONE || index[root] != NONE) continue;
+        index[root] = low[root] = next++;
+        stack[sp++] = root;
+        on_stack[root] = 1;
+        frame[fp] = root;
+        cursor[fp++] = g->deps[root];
+        while (fp) {
+            size_t v = frame[fp - 1];
+            if (cursor[fp - 1] < g->deps[v + 1]) {
+                size_t w = g->edges[cursor[fp - 1]++].to;
+                if (g->level[w] != NONE) continue;
+                if (index[w] == NONE) {
+                    index[w] = low[w] = next++;
+                    stack[sp++] = w;
+                    on_stack[w] = 1;
+                    frame[fp] = w;
+                    cursor[fp++] = g->deps[w];
+                } else if (on_stack[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            fp--;
+            if (fp && low[v] < low[frame[fp - 1]]) low[frame[fp - 1]] = low[v];
+            if (low[v] != index[v]) continue;
+            size_t w;
+            do {
+                w = stack[--sp];
+                on_stack[w] = 0;
+                comp[w] = n_comp;
+            } while (w != v);
+            n_comp++;
+        }
+    }
+    free(index); free(low); free(stack); free(frame); free(cursor); free(on_stack);
+}
+
+/* Breadth-first from start inside its component: the edge that closes the shortest cycle back to
+ * start, or NONE (a component of one service that does not depend on itself). prev[v] is the
+ * edge v was reached by; seen[v] == start + 1 marks this search. */
+static size_t shortest_cycle(const sw_graph *g, const size_t *comp, size_t start, size_t *prev, size_t *seen, size_t *queue)
+{
+    size_t head = 0, tail = 0;
+    queue[tail++] = start;
+    seen[start] = start + 1;
+    while (head < tail) {
+        size_t v = queue[head++];
+        for (size_t k = g->deps[v]; k < g->deps[v + 1]; k++) {
+            size_t w = g->edges[k].to;
+            if (w == start) return k;
+            if (comp[w] != comp[start] || seen[w] == start + 1) continue;
+            seen[w] = start + 1;
+            prev[w] = k;
+            queue[tail++] = w;
+        }
+    }
+    return NONE;
+}
+
+/* Every service left without a level is on a cycle or depends on one. Each component of
+ * services that depend on each other is reported once, with its shortest cycle through its
+ * first service in load order; components are disjoint, so no cycle is missed or repeated. */
 static void find_cycles(const sw_graph *g, sw_diags *d)
 {
-    size_t n = g->n;
-    unsigned char *mark = calloc(n ? n : 1, 1); /* 0 unvisited, 1 on current walk, 2 finished */
-    size_t *path = malloc((n ? n : 1) * sizeof *path), *via = malloc((n ? n : 1) * sizeof *via);
-    size_t *pos = malloc((n ? n : 1) * sizeof *pos);
-    for (size_t start = 0; start < n; start++) {
-        if (g->level[start] != NONE || mark[start]) continue;
-        size_t len = 0, cur = start;
-        while (cur != NONE && mark[cur] == 0) {
-            mark[cur] = 1;
-            pos[cur] = len;
-            path[len] = cur;
-            size_t next = NONE;
-            for (size_t k = g->deps[cur]; k < g->deps[cur + 1]; k++) {
-                size_t t = g->edges[k].to;
-                if (g->level[t] == NONE && mark[t] != 2) { next = t; via[len] = k; break; }
-            }
-            len++;
-            cur = next;
+    size_t n = g->n ? g->n : 1;
+    size_t *comp = malloc(n * sizeof *comp), *prev = malloc(n * sizeof *prev), *seen = calloc(n, sizeof *seen);
+    size_t *queue = malloc(n * sizeof *queue), *path = malloc(n * sizeof *path), *via = malloc(n * sizeof *via);
+    unsigned char *done = calloc(n, 1);
+    if (!comp || !prev || !seen || !queue || !path || !via || !done) abort();
+    components(g, comp);
+    for (size_t start = 0; start < g->n; start++) {
+        if (comp[start] == NONE || done[comp[start]]) continue;
+        done[comp[start]] = 1;
+        size_t k = shortest_cycle(g, comp, start, prev, seen, queue);
+        if (k == NONE) continue;
+        size_t len = 0;
+        for (;;) {
+            via[len++] = k;
+            if (g->edges[k].from == start) break;
+            k = prev[g->edges[k].from];
         }
-        if (cur != NONE && mark[cur] == 1) report_cycle(g, path + pos[cur], via + pos[cur], len - pos[cur], d);
-        for (size_t i = 0; i < len; i++) mark[path[i]] = 2;
+        for (size_t i = 0; i < len / 2; i++) {
+            size_t t = via[i];
+            via[i] = via[len - 1 - i];
+            via[len - 1 - i] = t;
+        }
+        for (size_t i = 0; i < len; i++) path[i] = g->edges[via[i]].from;
+        report_cycle(g, path, via, len, d);
     }
-    free(mark); free(path); free(via); free(pos);
+    free(comp); free(prev); free(seen); free(queue); free(path); free(via); free(done);
 }
 
 int sw_graph_build(sw_graph *g, sw_arena *a, const sw_entry *const *entries, size_t n, const sw_strmap *ids, sw_diags *diags)
@@ -344,8 +418,8 @@ int sw_graph_build(sw_graph *g, sw_arena *a, const sw_entry *const *entries, siz
     memset(g, 0, sizeof *g);
     builder b = {.g = g, .a = a, .ids = ids, .entries = entries, .n_entries = n};
     b.svc_of = malloc((n ? n : 1) * sizeof *b.svc_of);
-    b.memo = calloc(n ? n : 1, sizeof *b.memo);
-    b.state = calloc(n ? n : 1, 1);
+    b.direct = calloc(n ? n : 1, sizeof *b.direct);
+    if (!b.svc_of || !b.direct) abort();
     g->services = sw_arena_alloc(a, (n ? n : 1) * sizeof *g->services);
     for (size_t i = 0; i < n; i++) {
         b.svc_of[i] = NONE;
@@ -353,11 +427,10 @@ int sw_graph_build(sw_graph *g, sw_arena *a, const sw_entry *const *entries, siz
             b.svc_of[i] = g->n;
             g->services[g->n++] = entries[i];
         }
+        collect(&b, entries[i], &b.direct[i]);
     }
     build_edges(&b);
-    for (size_t i = 0; i < n; i++) free(b.memo[i].v);
-    free(b.memo);
-    free(b.state);
+    free(b.direct); /* the lists themselves live in the arena */
     free(b.svc_of);
     if (compute_levels(g, a) == g->n) return 0;
     find_cycles(g, diags);

@@ -46,11 +46,13 @@ static void walk(const char *dir, pathlist *out, sw_diags *diags, int depth)
         sw_diags_add(diags, dir, 0, 0, NULL, NULL, "cannot read directory: %s", strerror(errno));
         return;
     }
+    size_t dlen = strlen(dir);
+    const char *sep = dlen && dir[dlen - 1] == '/' ? "" : "/"; /* "app/" names files "app/x.yaml" */
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.') continue;
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(path, sizeof path, "%s%s%s", dir, sep, de->d_name);
         struct stat st, lst;
         if (lstat(path, &lst) != 0 || stat(path, &st) != 0) continue;
         if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode) && depth < 32) walk(path, out, diags, depth + 1);
@@ -135,15 +137,19 @@ static void error_at(loader *L, const char *file, const sw_node *n, const char *
     L->failed = true;
 }
 
-/* name and kind: returns false if the entry cannot be parsed further. */
-static bool entry_identity(loader *L, const sw_node *item, const char *ns, const char **name, const sw_kind_def **def)
+/* name and kind: returns false if the entry cannot be parsed further; *name is set whenever the
+ * name is valid. `where` is "entries[i]", the field path used while there is no entry id. */
+static bool entry_identity(loader *L, const sw_node *item, const char *ns, const char *where, const char **name,
+                           const sw_kind_def **def)
 {
     const char *file = L->parse.file;
     const sw_node *nn = sw_node_get(item, "name"), *kn = sw_node_get(item, "kind");
+    char field[48];
+    snprintf(field, sizeof field, "%s.name", where);
     bool ok = true;
-    if (!nn) { error_at(L, file, item, NULL, "name", "required field is missing"); ok = false; }
+    if (!nn) { error_at(L, file, item, NULL, field, "required field is missing"); ok = false; }
     else if (!sw_node_is_string(nn) || !sw_valid_name(nn->str)) {
-        error_at(L, file, nn, NULL, "name", "must be a name of letters, digits, _ . - (no colon)");
+        error_at(L, file, nn, NULL, field, "must be a name of letters, digits, _ . - (no colon)");
         ok = false;
     }
     *name = ok ? nn->str : NULL;
@@ -169,9 +175,22 @@ static void load_entry(loader *L, const sw_node *item, const char *ns, const sw_
         error_at(L, p->file, item, NULL, field, "an entry must be a mapping with name and kind");
         return;
     }
-    const char *name;
+    const char *name = NULL;
     const sw_kind_def *def = NULL;
-    if (!entry_identity(L, item, ns, &name, &def)) return;
+    if (!entry_identity(L, item, ns, field, &name, &def)) {
+        /* Without a kind the entry cannot be parsed, but its id still exists: references to it
+         * are not reported again as naming no entry (a placeholder of kind SW_KIND__COUNT). */
+        if (name) {
+            sw_entry *e = sw_arena_alloc(&L->r->arena, sizeof *e);
+            e->id = sw_arena_printf(&L->r->arena, "%s:%s", ns, name);
+            e->kind = SW_KIND__COUNT;
+            e->file = p->file;
+            e->line = item->line;
+            e->col = item->col;
+            sw_strmap_put(&L->r->ids, e->id, e);
+        }
+        return;
+    }
     sw_entry *e = sw_arena_alloc(&L->r->arena, sizeof *e);
     e->id = sw_arena_printf(&L->r->arena, "%s:%s", ns, name);
     e->ns = ns;
@@ -184,7 +203,9 @@ static void load_entry(loader *L, const sw_node *item, const char *ns, const sw_
     e->col = item->col;
     const sw_node *meta = sw_node_get(item, "meta");
     if (meta && meta->type != SW_NODE_MAP) {
-        error_at(L, p->file, meta, e->id, "meta", "expected a mapping");
+        char msg[64];
+        snprintf(msg, sizeof msg, "expected a mapping, got %s", sw_node_describe(meta));
+        error_at(L, p->file, meta, e->id, "meta", msg);
         meta = NULL;
     }
     e->meta = merge_meta(&L->r->arena, file_meta, meta);
@@ -227,7 +248,11 @@ static const char *file_header(loader *L, const sw_node *root)
     if (v && !(v->type == SW_NODE_SCALAR && (strcmp(v->str, "1.0") == 0 || strcmp(v->str, "1") == 0)))
         error_at(L, file, v, NULL, "version", "unsupported version (this host reads \"1.0\")");
     const sw_node *meta = sw_node_get(root, "meta");
-    if (meta && meta->type != SW_NODE_MAP) error_at(L, file, meta, NULL, "meta", "expected a mapping");
+    if (meta && meta->type != SW_NODE_MAP) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "expected a mapping, got %s", sw_node_describe(meta));
+        error_at(L, file, meta, NULL, "meta", msg);
+    }
     const sw_node *ns = sw_node_get(root, "namespace");
     if (!ns) { error_at(L, file, root, NULL, "namespace", "required field is missing: every file names its namespace"); return NULL; }
     if (!sw_node_is_string(ns) || !sw_valid_name(ns->str)) {
@@ -307,6 +332,7 @@ static void resolve_refs(loader *L)
         }
         const sw_entry *t = sw_strmap_get(&L->r->ids, pr->ref->id);
         if (!t) { ref_error(L, pr, "%s names no entry", pr->ref->id, NULL); continue; }
+        if (t->kind == SW_KIND__COUNT) continue; /* an entry without a valid kind: already reported */
         if (!(pr->kinds & SW_KINDBIT(t->kind))) {
             char want[160];
             kinds_wanted(pr->kinds, want, sizeof want);
@@ -320,7 +346,27 @@ static void resolve_refs(loader *L)
     sw_strmap_free(&groups);
 }
 
-/* A service or group belongs to at most one group; a group may not contain itself. */
+/* True, with "group contains itself: g -> child -> ... -> g" in msg, when making g the parent of
+ * child would close a loop: child is g itself or one of g's enclosing groups. */
+static bool group_loop(const sw_entry *g, const sw_entry *child, char *msg, size_t size)
+{
+    size_t n = 0;
+    const sw_entry *up = g;
+    while (up && up != child) { up = up->parent; n++; }
+    if (!up) return false;
+    /* child is g's n-th ancestor; from child the loop goes back down g's ancestors to g. */
+    size_t len = (size_t)snprintf(msg, size, "group contains itself: %s", g->id);
+    for (size_t depth = n; depth >= 1 && len < size; depth--) {
+        up = g;
+        for (size_t k = 0; k < depth; k++) up = up->parent;
+        len += (size_t)snprintf(msg + len, size - len, " -> %s", up->id);
+    }
+    if (len < size) snprintf(msg + len, size - len, " -> %s", g->id);
+    return true;
+}
+
+/* A service or group belongs to at most one group; a group may not contain itself. Parents are
+ * set only when neither applies, so parent chains always end (the graph relies on it). */
 static void check_groups(loader *L)
 {
     for (size_t i = 0; i < L->r->n_entries; i++) {
@@ -332,6 +378,10 @@ static void check_groups(loader *L)
             if (!child) continue;
             char path[48], msg[512];
             snprintf(path, sizeof path, "children[%zu]", c);
+            if (group_loop(g, child, msg, sizeof msg)) {
+                error_at(L, g->file, ref->node, g->id, path, msg);
+                continue;
+            }
             if (child->parent) {
                 snprintf(msg, sizeof msg, "%s already belongs to group %s (%s:%u:%u)", child->id, child->parent->id,
                          child->parent->file, child->parent->line, child->parent->col);
@@ -339,17 +389,6 @@ static void check_groups(loader *L)
                 continue;
             }
             child->parent = g;
-        }
-    }
-    for (size_t i = 0; i < L->r->n_entries; i++) {
-        const sw_entry *g = L->r->entries[i];
-        if (g->kind != SW_KIND_GROUP) continue;
-        size_t hops = 0;
-        for (const sw_entry *up = g->parent; up && hops <= L->r->n_entries; up = up->parent, hops++) {
-            if (up == g) {
-                error_at(L, g->file, sw_node_get(g->node, "name"), g->id, "children", "group contains itself through its children");
-                break;
-            }
         }
     }
 }
@@ -409,7 +448,11 @@ sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *fi
 sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
 {
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (stat(dir, &st) != 0) {
+        sw_diags_add(diags, dir, 0, 0, NULL, NULL, "cannot read the app directory: %s", strerror(errno));
+        return NULL;
+    }
+    if (!S_ISDIR(st.st_mode)) {
         sw_diags_add(diags, dir, 0, 0, NULL, NULL, "not a directory");
         return NULL;
     }

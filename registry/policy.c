@@ -167,8 +167,11 @@ static void parse_condition(sw_parse *p, const sw_node *n, sw_condition *c)
         sw_parse_error(p, n, "give exactly one of value and value_from, not both");
     else if (!c->value && !c->has_value_from && !optional_value)
         sw_parse_error(p, n, "operator %s needs value or value_from", sw_operator_names[c->op]);
-    else if (c->value)
+    else if (c->value) {
+        size_t saved = sw_path_push(p, "value");
         check_value(p, c, c->value);
+        sw_path_pop(p, saved);
+    }
 }
 
 static void parse_conditions(sw_parse *p, const sw_node *n, void *dst)
@@ -193,8 +196,7 @@ static void parse_groups(sw_parse *p, const sw_node *n, void *dst)
     if (!sw_read_strlist(p, n, false, groups)) return;
     for (size_t i = 0; i < groups->n; i++) {
         const char *g = sw_qualify(p, groups->v[i]);
-        const char *colon = strchr(g, ':');
-        if (!sw_valid_name(colon + 1) || strchr(colon + 1, ':')) {
+        if (!sw_valid_id(g)) {
             size_t saved = sw_path_push_index(p, i);
             sw_parse_error(p, n->kids[i], "\"%s\" is not a valid group name", groups->v[i]);
             sw_path_pop(p, saved);

@@ -64,7 +64,7 @@ const char *sw_qualify(sw_parse *p, const char *name)
     return sw_arena_printf(p->arena, "%s:%s", p->ns, name);
 }
 
-static bool valid_id(const char *id)
+bool sw_valid_id(const char *id)
 {
     const char *colon = strchr(id, ':');
     if (!colon || strchr(colon + 1, ':')) return false;
@@ -83,7 +83,7 @@ void sw_parse_ref(sw_parse *p, const sw_node *n, unsigned kinds, bool group, sw_
         return;
     }
     const char *id = sw_qualify(p, n->str);
-    if (!valid_id(id)) {
+    if (!sw_valid_id(id)) {
         sw_parse_error(p, n, "\"%s\" is not a valid reference (ns:name or name, using letters, digits, _ . -)", n->str);
         return;
     }
@@ -189,7 +189,7 @@ bool sw_read_strlist(sw_parse *p, const sw_node *n, bool allow_scalar, sw_strlis
 static bool check_bounds(sw_parse *p, const sw_field *f, const sw_node *n, double v)
 {
     if (f->min < f->max && (v < f->min || v > f->max)) {
-        sw_parse_error(p, n, "%s is out of range (%g to %g)", n->str, f->min, f->max);
+        sw_parse_error(p, n, "%s is out of range (%.15g to %.15g)", n->str, f->min, f->max);
         return false;
     }
     if ((f->flags & SW_F_POSITIVE) && !(v > 0)) {
@@ -202,7 +202,8 @@ static bool check_bounds(sw_parse *p, const sw_field *f, const sw_node *n, doubl
 static void parse_int(sw_parse *p, const sw_field *f, const sw_node *n, int64_t *dst)
 {
     if (n->type != SW_NODE_SCALAR || n->scalar != SW_SCALAR_INT) {
-        sw_parse_error(p, n, "expected a whole number, got %s", sw_node_describe(n));
+        bool fraction = n->type == SW_NODE_SCALAR && n->scalar == SW_SCALAR_FLOAT;
+        sw_parse_error(p, n, "expected a whole number, got %s", fraction ? n->str : sw_node_describe(n));
         return;
     }
     if (fabs(n->num) > 9.0e15) {
@@ -214,12 +215,19 @@ static void parse_int(sw_parse *p, const sw_field *f, const sw_node *n, int64_t 
 
 static void parse_number(sw_parse *p, const sw_field *f, const sw_node *n, double *dst)
 {
-    if (n->type != SW_NODE_SCALAR || (n->scalar != SW_SCALAR_INT && n->scalar != SW_SCALAR_FLOAT) || !isfinite(n->num)) {
+    if (n->type != SW_NODE_SCALAR || (n->scalar != SW_SCALAR_INT && n->scalar != SW_SCALAR_FLOAT)) {
         sw_parse_error(p, n, "expected a number, got %s", sw_node_describe(n));
+        return;
+    }
+    if (!isfinite(n->num)) {
+        sw_parse_error(p, n, "expected a finite number, got %s", n->str);
         return;
     }
     if (check_bounds(p, f, n, n->num)) *dst = n->num;
 }
+
+#define DURATION_HINT "use \"250ms\", \"1.5s\", \"2m\", \"1h\" or a number of seconds"
+#define SIZE_HINT "use \"64KB\", \"32MB\", \"1GB\" or a number of bytes"
 
 static void parse_duration(sw_parse *p, const sw_field *f, const sw_node *n, int64_t *dst)
 {
@@ -230,9 +238,8 @@ static void parse_duration(sw_parse *p, const sw_field *f, const sw_node *n, int
     else if (sw_node_is_string(n))
         rc = sw_parse_duration(n->str, &ns);
     if (rc != 0) {
-        sw_parse_error(p, n, "invalid duration %s%s%s: use \"250ms\", \"1.5s\", \"2m\", \"1h\" or a number of seconds",
-                       n->type == SW_NODE_SCALAR ? "\"" : "", n->type == SW_NODE_SCALAR ? n->str : sw_node_describe(n),
-                       n->type == SW_NODE_SCALAR ? "\"" : "");
+        if (n->type == SW_NODE_SCALAR) sw_parse_error(p, n, "invalid duration \"%s\": %s", n->str, DURATION_HINT);
+        else sw_parse_error(p, n, "expected a duration, got %s: %s", sw_node_describe(n), DURATION_HINT);
         return;
     }
     if ((f->flags & SW_F_POSITIVE) && ns == 0) {
@@ -246,16 +253,19 @@ static void parse_size(sw_parse *p, const sw_field *f, const sw_node *n, uint64_
 {
     uint64_t bytes = 0;
     int rc = -1;
-    if (n->type == SW_NODE_SCALAR && n->scalar == SW_SCALAR_INT && n->num >= 0) {
+    if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT) && n->num >= 0 && n->num < 1.8e19) {
         bytes = (uint64_t)n->num;
-        rc = 0;
+        rc = n->num == floor(n->num) ? 0 : SW_UNITS_FRACTION;
     } else if (sw_node_is_string(n)) {
         rc = sw_parse_size(n->str, &bytes);
     }
+    if (rc == SW_UNITS_FRACTION) {
+        sw_parse_error(p, n, "invalid size \"%s\": not a whole number of bytes", n->str);
+        return;
+    }
     if (rc != 0) {
-        sw_parse_error(p, n, "invalid size %s%s%s: use \"64KB\", \"32MB\", \"1GB\" or a number of bytes",
-                       n->type == SW_NODE_SCALAR ? "\"" : "", n->type == SW_NODE_SCALAR ? n->str : sw_node_describe(n),
-                       n->type == SW_NODE_SCALAR ? "\"" : "");
+        if (n->type == SW_NODE_SCALAR) sw_parse_error(p, n, "invalid size \"%s\": %s", n->str, SIZE_HINT);
+        else sw_parse_error(p, n, "expected a size, got %s: %s", sw_node_describe(n), SIZE_HINT);
         return;
     }
     if ((f->flags & SW_F_POSITIVE) && bytes == 0) {

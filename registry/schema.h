@@ -78,6 +78,8 @@ void sw_parse_ref(sw_parse *p, const sw_node *n, unsigned kinds, bool group, sw_
 const char *sw_qualify(sw_parse *p, const char *name);
 /* [A-Za-z0-9_.-]+ */
 bool sw_valid_name(const char *s);
+/* ns:name, both valid names. */
+bool sw_valid_id(const char *id);
 
 /* The closest candidate within edit distance 2 (or a third of the word), or NULL. */
 const char *sw_suggest(const char *word, const char *const *candidates, size_t n);

@@ -48,8 +48,29 @@ int sw_parse_duration(const char *text, int64_t *out_ns)
     return sw_duration_from_seconds(v * scale, out_ns);
 }
 
+/* Whole numbers of bytes are parsed exactly (a double would round above 2^53). */
+static int parse_whole(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s) return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
 int sw_parse_size(const char *text, uint64_t *out_bytes)
 {
+    size_t digits = strspn(text, "0123456789");
+    if (digits && (text[digits] == 0 || strcmp(text + digits, "B") == 0)) {
+        char buf[32];
+        if (digits >= sizeof buf) return -1;
+        memcpy(buf, text, digits);
+        buf[digits] = 0;
+        return parse_whole(buf, out_bytes);
+    }
     double v;
     size_t n = read_number(text, &v);
     if (!n) return -1;
@@ -61,15 +82,31 @@ int sw_parse_size(const char *text, uint64_t *out_bytes)
     else if (strcmp(unit, "GB") == 0) scale = 1024.0 * 1024 * 1024;
     else return -1;
     double bytes = v * scale;
-    if (bytes != floor(bytes) || bytes > 1.8e19) return -1; /* fractional bytes or overflow */
+    if (bytes > 1.8e19) return -1;
+    if (bytes != floor(bytes)) return SW_UNITS_FRACTION;
     *out_bytes = (uint64_t)bytes;
     return 0;
 }
 
 void sw_format_duration(int64_t ns, char *buf, unsigned size)
 {
-    if (ns % SW_NS_PER_MS != 0) snprintf(buf, size, "%.3gms", (double)ns / 1e6);
-    else if (ns < SW_NS_PER_S) snprintf(buf, size, "%lldms", (long long)(ns / SW_NS_PER_MS));
-    else if (ns % (60 * SW_NS_PER_S) == 0 && ns >= 60 * SW_NS_PER_S) snprintf(buf, size, "%lldm", (long long)(ns / (60 * SW_NS_PER_S)));
-    else snprintf(buf, size, "%gs", (double)ns / 1e9);
+    static const struct { int64_t unit; const char *name; } whole[] = {
+        {3600 * SW_NS_PER_S, "h"}, {60 * SW_NS_PER_S, "m"}, {SW_NS_PER_S, "s"}};
+    if (ns == 0) { snprintf(buf, size, "0s"); return; }
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        if (ns % whole[i].unit == 0) {
+            snprintf(buf, size, "%lld%s", (long long)(ns / whole[i].unit), whole[i].name);
+            return;
+        }
+    }
+    if (ns < SW_NS_PER_S && ns % SW_NS_PER_MS == 0) {
+        snprintf(buf, size, "%lldms", (long long)(ns / SW_NS_PER_MS));
+        return;
+    }
+    /* Exact seconds with up to nine decimals: "1.5s", "0.000000001s". */
+    char digits[48];
+    snprintf(digits, sizeof digits, "%lld.%09lld", (long long)(ns / SW_NS_PER_S), (long long)(ns % SW_NS_PER_S));
+    size_t len = strlen(digits);
+    while (digits[len - 1] == '0') digits[--len] = 0;
+    snprintf(buf, size, "%ss", digits);
 }

@@ -13,7 +13,10 @@
 int sw_parse_duration(const char *text, int64_t *out_ns);
 /* Seconds given as a YAML number. */
 int sw_duration_from_seconds(double seconds, int64_t *out_ns);
-/* Parse text into bytes. 0 on success, -1 if malformed or out of range. */
+#define SW_UNITS_FRACTION (-2)
+
+/* Parse text into bytes. 0 on success, SW_UNITS_FRACTION if it is not a whole number of bytes
+ * ("1.5B"), -1 if malformed or out of range. */
 int sw_parse_size(const char *text, uint64_t *out_bytes);
 /* Shortest natural rendering: "250ms", "1.5s", "2m" (for messages and status). */
 void sw_format_duration(int64_t ns, char *buf, unsigned size);

@@ -48,6 +48,17 @@ static bool is_int_text(const char *s)
     return true;
 }
 
+/* "0o17", "0x1F": the core schema's octal and hexadecimal integers. */
+static bool is_radix_int(const char *s, const char *prefix, int base)
+{
+    if (strncmp(s, prefix, 2) != 0 || !s[2]) return false;
+    for (s += 2; *s; s++) {
+        int c = *s, d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+        if (d >= base) return false;
+    }
+    return true;
+}
+
 static bool is_float_text(const char *s)
 {
     if (*s == '-' || *s == '+') s++;
@@ -103,6 +114,7 @@ static void resolve_plain(sw_node *n)
         return;
     }
     if (is_int_text(s)) { n->scalar = SW_SCALAR_INT; n->num = strtod(s, NULL); }
+    else if (is_radix_int(s, "0o", 8) || is_radix_int(s, "0x", 16)) { n->scalar = SW_SCALAR_INT; n->num = (double)strtoull(s + 2, NULL, s[1] == 'o' ? 8 : 16); }
     else if (is_float_text(s)) { n->scalar = SW_SCALAR_FLOAT; n->num = strtod(s, NULL); }
     else if (one_of(s, infs)) { n->scalar = SW_SCALAR_FLOAT; n->num = INFINITY; }
     else if (one_of(s, ninfs)) { n->scalar = SW_SCALAR_FLOAT; n->num = -INFINITY; }
@@ -177,6 +189,7 @@ static void open_collection(builder *b, sw_node_type type, const yaml_mark_t *ma
 {
     if (b->depth >= SW_YAML_MAX_DEPTH) {
         fail(b, (unsigned)mark->line + 1, (unsigned)mark->column + 1, "nesting deeper than %s levels", "64");
+        free((void *)anchor_name);
         return;
     }
     frame *f = &b->stack[b->depth++];
@@ -206,7 +219,8 @@ static void check_keys(builder *b, sw_node *map)
     qsort(keys, k, sizeof *keys, key_cmp);
     for (size_t i = 1; i < k; i++) {
         if (strcmp(keys[i - 1]->str, keys[i]->str) == 0) {
-            sw_node *later = keys[i - 1]->line > keys[i]->line ? keys[i - 1] : keys[i];
+            sw_node *a = keys[i - 1], *c = keys[i]; /* qsort is not stable: report the later one */
+            sw_node *later = a->line > c->line || (a->line == c->line && a->col > c->col) ? a : c;
             fail(b, later->line, later->col, "duplicate key \"%s\"", later->str);
         }
     }
@@ -335,10 +349,16 @@ sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_
         if (!yaml_parser_parse(&parser, &ev)) {
             unsigned line = (unsigned)parser.problem_mark.line + 1, col = (unsigned)parser.problem_mark.column + 1;
             if (parser.error == YAML_READER_ERROR) offset_position(buf, len, parser.problem_offset, &line, &col);
-            sw_diags_add(diags, file, line, col, NULL, NULL, "%s: %s%s%s",
+            /* The context ("while scanning a quoted scalar") is often far from the problem (the
+             * end of the file): name where it started. */
+            char where[64] = "";
+            if (parser.context)
+                snprintf(where, sizeof where, " (started at line %u, column %u)",
+                         (unsigned)parser.context_mark.line + 1, (unsigned)parser.context_mark.column + 1);
+            sw_diags_add(diags, file, line, col, NULL, NULL, "%s: %s%s%s%s",
                          parser.error == YAML_READER_ERROR ? "invalid text" : "YAML syntax error",
                          parser.problem ? parser.problem : "unknown problem",
-                         parser.context ? " " : "", parser.context ? parser.context : "");
+                         parser.context ? " " : "", parser.context ? parser.context : "", where);
             b.failed = true;
             break;
         }
@@ -348,6 +368,7 @@ sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_
     }
     yaml_parser_delete(&parser);
     builder_free(&b);
+    if (!b.failed && b.root && b.root->type == SW_NODE_SCALAR && b.root->scalar == SW_SCALAR_NULL) b.root = NULL;
     if (!b.failed && !b.root) sw_diags_add(diags, file, 1, 1, NULL, NULL, "empty file: expected a mapping with namespace and entries");
     return b.failed ? NULL : b.root;
 }

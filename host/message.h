@@ -1,0 +1,55 @@
+/* Message payloads: deep copies of Lua values in a self-contained byte buffer.
+ * Encoding reads one lua_State, decoding writes another; the buffer in between holds no
+ * pointers into either, so it may cross threads freely (it is plain malloc'd memory).
+ * Builds on the Lua 5.1 C API only (raw access, no metamethods). */
+#ifndef SW_MESSAGE_H
+#define SW_MESSAGE_H
+
+#include <stddef.h>
+#include <lua.h>
+
+/* Tables nested deeper than this are refused by encode and treated as corrupt by decode. */
+#define SW_MSG_MAX_DEPTH 100
+
+/* A growable byte buffer. Caller-owned; reuse it across encodes to avoid allocations.
+ * data is malloc'd (NULL until the first encode): to keep an encoded message, either copy
+ * data[0..len) or take data over (then sw_msgbuf_init the struct instead of freeing it). */
+typedef struct sw_msgbuf {
+    unsigned char *data;
+    size_t len, cap;
+} sw_msgbuf;
+
+/* Sets *b to empty. Cannot fail. */
+void sw_msgbuf_init(sw_msgbuf *b);
+/* Frees b's memory and leaves it empty (reusable). Safe on an empty or freed buffer. */
+void sw_msgbuf_free(sw_msgbuf *b);
+
+/* Encodes the n (>= 0) values at stack indexes first..first+n-1 of L (first may be negative,
+ * relative to the top) into out, replacing its contents.
+ * What is accepted: nil, booleans, numbers, strings, and tables of those. Table keys may be
+ * booleans, numbers or strings; a table used as a key is refused. Metatables are not copied
+ * and never consulted (raw access only: no __index, __pairs, __len). A table reachable twice
+ * without a cycle (t = {a = x, b = x}) is copied at each occurrence: the receiver gets two
+ * distinct, equal tables (Erlang semantics). Refused: a cycle, a function, userdata, light
+ * userdata, thread or cdata anywhere, nesting deeper than SW_MSG_MAX_DEPTH, and an encoded
+ * size over limit bytes (pass SIZE_MAX for none).
+ * Returns 0, or -1 with a one-line message in err (errlen bytes, always terminated when
+ * errlen > 0), e.g. "cannot send a function value (at payload.x.y)"; out->len is then 0.
+ * The path names the single value "payload", or "payload#i" when n > 1.
+ * L's stack is unchanged on return. Raises no Lua error, except that growing L's stack for
+ * deeply nested tables may raise L's own out-of-memory error (no C memory is held then;
+ * out keeps its allocation and must still be freed by its owner).
+ * Thread: the one running L. */
+int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out,
+                  char *err, size_t errlen);
+
+/* Pushes the values encoded in data[0..len) onto L and returns how many, or returns -1 if
+ * the buffer is corrupt, truncated, or holds more values than L's stack can take; L's stack
+ * is then as it was. Corrupt input never raises and never reads outside data[0..len).
+ * Allocation failure (L's memory limit) raises L's usual out-of-memory error, so call this
+ * from a lua_CFunction running in L or under lua_pcall/lua_cpcall (not on a suspended
+ * coroutine); nothing leaks then, as decode holds no C memory.
+ * Thread: the one running L; data is only read. */
+int sw_msg_decode(lua_State *L, const unsigned char *data, size_t len);
+
+#endif
