@@ -128,6 +128,12 @@ static const char *const service_skip[] = {"process", "host", "lifecycle.depends
 static const char *const lua_skip[] = {"source", "imports", NULL};
 static const char *const group_skip[] = {"children", "lifecycle", NULL};
 
+/* The field an entry's explicit dependencies were written in: depends_on or its alias requires. */
+static const char *depends_field(const sw_entry *e)
+{
+    return sw_node_get(sw_node_get(e->node, "lifecycle"), "requires") ? "lifecycle.requires" : "lifecycle.depends_on";
+}
+
 /* Everything entry e references directly. Hosts and policies never lead anywhere, so they
  * are not collected. */
 static void collect(builder *b, const sw_entry *e, drefs *out)
@@ -137,9 +143,9 @@ static void collect(builder *b, const sw_entry *e, drefs *out)
     case SW_KIND_SERVICE:
         s.skip = service_skip;
         typed_ref(b, out, &e->as.service.process, "process");
-        typed_reflist(b, out, &e->as.service.lifecycle.depends_on, "lifecycle.depends_on");
+        typed_reflist(b, out, &e->as.service.lifecycle.depends_on, depends_field(e));
         for (const sw_entry *g = e->parent; g; g = g->parent)
-            typed_reflist(b, out, &g->as.group.lifecycle.depends_on, sw_arena_printf(b->a, "group %s lifecycle.depends_on", g->id));
+            typed_reflist(b, out, &g->as.group.lifecycle.depends_on, sw_arena_printf(b->a, "group %s %s", g->id, depends_field(g)));
         break;
     case SW_KIND_GROUP:
         s.skip = group_skip; /* a group's depends_on is applied to its children above */
@@ -209,6 +215,20 @@ static const sw_node *written_at(const hop *q, size_t item, const dref *d)
     return q[item].via->at;
 }
 
+/* Whether the path from the service to d is explicit: it starts in depends_on (the service's own
+ * or an enclosing group's) and passes through groups only. Reaching itself that way is a cycle;
+ * through a mere reference (config naming its own group) it is not. */
+static bool explicit_path(const hop *q, size_t item, const dref *d)
+{
+    const dref *first = d;
+    for (size_t i = item; i != 0; i = q[i].parent) {
+        if (q[i].entry->kind != SW_KIND_GROUP) return false;
+        first = q[i].via;
+    }
+    return strncmp(first->path, "lifecycle.depends_on", 20) == 0 || strncmp(first->path, "lifecycle.requires", 18) == 0 ||
+           strncmp(first->path, "group ", 6) == 0;
+}
+
 /* Breadth-first from service i through data, code and group entries; every service met is a
  * dependency (the first path found is the one shown). */
 static void service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, size_t *seen_svc, edgelist *out)
@@ -226,7 +246,7 @@ static void service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, 
             const sw_entry *t = d->target;
             if (t->kind == SW_KIND_SERVICE) {
                 size_t to = b->svc_of[t->index];
-                bool explicit_self = to == i && item == 0 && strncmp(d->path, "lifecycle.depends_on", 20) == 0;
+                bool explicit_self = to == i && explicit_path(queue, item, d);
                 if ((to == i && !explicit_self) || seen_svc[to] == i + 1) continue;
                 seen_svc[to] = i + 1;
                 render_why(queue, item, d, text, sizeof text);

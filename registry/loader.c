@@ -459,7 +459,7 @@ sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
     pathlist files = {0};
     size_t before = diags->n;
     walk(dir, &files, diags, 0);
-    qsort(files.v, files.n, sizeof *files.v, path_cmp);
+    if (files.n) qsort(files.v, files.n, sizeof *files.v, path_cmp); /* files.v is NULL when empty */
     loader L;
     loader_init(&L, registry_new(dir), diags, dir);
     L.failed = diags->n > before;

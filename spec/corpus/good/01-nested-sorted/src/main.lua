@@ -1,0 +1,1 @@
+return function() return 0 end

@@ -1,0 +1,56 @@
+-- Shared by the specs that run the steward binary: run it with captured stdout, stderr and exit
+-- code, read files, list directories. ctest sets STEWARD (the binary) and runs from the repo root.
+local M = {}
+
+M.steward = os.getenv("STEWARD") or "build/steward"
+
+local function slurp(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+M.read = slurp
+
+function M.exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- Single-quotes a word for sh.
+function M.quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+-- Runs `steward ARGS...` (each argument quoted) and returns {code, stdout, stderr}.
+function M.run(...)
+  local words = { M.quote(M.steward) }
+  for _, a in ipairs({ ... }) do words[#words + 1] = M.quote(a) end
+  local out, err = os.tmpname(), os.tmpname()
+  local a, b, c = os.execute(table.concat(words, " ") .. " >" .. out .. " 2>" .. err .. " </dev/null")
+  local code
+  if type(a) == "number" then -- Lua 5.1: the raw wait status
+    code = a >= 256 and math.floor(a / 256) or a
+  elseif b == "exit" then     -- Lua 5.2: true|nil, "exit"|"signal", code
+    code = c
+  else
+    code = 128 + (c or 0)
+  end
+  local r = { code = code, stdout = slurp(out), stderr = slurp(err) }
+  os.remove(out)
+  os.remove(err)
+  return r
+end
+
+-- The names in a directory (hidden ones too, except . and ..), sorted.
+function M.list(dir)
+  local p = assert(io.popen("ls -1A " .. M.quote(dir)))
+  local names = {}
+  for name in p:lines() do names[#names + 1] = name end
+  p:close()
+  table.sort(names)
+  return names
+end
+
+return M
