@@ -322,11 +322,17 @@ static void report_cycle(const sw_graph *g, const size_t *path, const size_t *vi
     n += (size_t)snprintf(msg, sizeof msg, "dependency cycle: ");
     for (size_t i = 0; i < len && n < sizeof msg; i++)
         n += (size_t)snprintf(msg + n, sizeof msg - n, "%s -> ", g->services[path[i]]->id);
-    if (n < sizeof msg) snprintf(msg + n, sizeof msg - n, "%s", g->services[path[0]]->id);
+    if (n < sizeof msg) n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", g->services[path[0]]->id);
     const sw_edge *first = &g->edges[via[0]];
     const sw_entry *e = g->services[path[0]];
+    /* The field slot names what the service wrote; a path through other entries goes into
+     * the message, so the slot stays a field path. */
+    char field[512];
+    const char *through = strstr(first->why, " via ");
+    snprintf(field, sizeof field, "%.*s", through ? (int)(through - first->why) : (int)strlen(first->why), first->why);
+    if (through && n < sizeof msg) snprintf(msg + n, sizeof msg - n, " (%s%s)", field, through);
     /* The edge may come from an enclosing group's depends_on, written in the group's file. */
-    sw_diags_add(d, first->at ? first->at->file : e->file, first->at ? first->at->line : e->line, first->at ? first->at->col : e->col, e->id, first->why, "%s", msg);
+    sw_diags_add(d, first->at ? first->at->file : e->file, first->at ? first->at->line : e->line, first->at ? first->at->col : e->col, e->id, field, "%s", msg);
 }
 
 /* Tarjan's strongly connected components of the services left without a level: comp[i] is the

@@ -300,6 +300,26 @@ static void ref_error(loader *L, const sw_pending_ref *pr, const char *fmt, cons
     error_at(L, owner ? owner->file : NULL, pr->ref->node, pr->entry_id, pr->path, msg);
 }
 
+/* A likely intended id among the entries of the kinds the field accepts: the same name in
+ * another namespace (a relative reference resolved in the wrong one), else the closest
+ * spelling. Runs only on an error, so scanning all ids is fine. */
+static const char *suggest_id(const sw_registry *r, const char *id, unsigned kinds)
+{
+    const char *name = strchr(id, ':') + 1;
+    const char **ids = malloc((r->n_entries ? r->n_entries : 1) * sizeof *ids);
+    if (!ids) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const sw_entry *e = r->entries[i];
+        if (!(kinds & SW_KINDBIT(e->kind))) continue;
+        if (strcmp(e->name, name) == 0) { free(ids); return e->id; }
+        ids[n++] = e->id;
+    }
+    const char *hint = sw_suggest(id, ids, n);
+    free(ids);
+    return hint;
+}
+
 static void kinds_wanted(unsigned kinds, char *buf, size_t size)
 {
     buf[0] = 0;
@@ -331,7 +351,11 @@ static void resolve_refs(loader *L)
             continue;
         }
         const sw_entry *t = sw_strmap_get(&L->r->ids, pr->ref->id);
-        if (!t) { ref_error(L, pr, "%s names no entry", pr->ref->id, NULL); continue; }
+        if (!t) {
+            const char *hint = suggest_id(L->r, pr->ref->id, pr->kinds);
+            ref_error(L, pr, hint ? "%s names no entry (did you mean %s?)" : "%s names no entry%s", pr->ref->id, hint);
+            continue;
+        }
         if (t->kind == SW_KIND__COUNT) continue; /* an entry without a valid kind: already reported */
         if (!(pr->kinds & SW_KINDBIT(t->kind))) {
             char want[160];
