@@ -252,8 +252,8 @@ static void test_cycle_through_registry_entry(void **state)
                 "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
                 &d);
     assert_int_equal(d.n, 1);
-    assert_string_equal(d.v[0].msg, "dependency cycle: app:a -> app:b -> app:a");
-    assert_string_equal(d.v[0].field, "config.c via app:cfg field peer");
+    assert_string_equal(d.v[0].msg, "dependency cycle: app:a -> app:b -> app:a (config.c via app:cfg field peer)");
+    assert_string_equal(d.v[0].field, "config.c"); /* the field slot stays a field path */
     sw_diags_free(&d);
 }
 
