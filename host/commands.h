@@ -3,6 +3,7 @@
 #define STEWARD_COMMANDS_H
 
 #include "cli.h"
+#include "log.h"
 #include "registry.h"
 
 /* Loads dir; on errors prints them all (sorted, each once) to stderr and returns NULL. */
@@ -10,5 +11,9 @@ sw_registry *sw_load_or_report(const char *dir);
 
 int sw_cmd_check(const sw_cli *cli);
 int sw_cmd_graph(const sw_cli *cli);
+int sw_cmd_run(const sw_cli *cli);
+
+/* The log the CLI options ask for (format, level; colour on a TTY without NO_COLOR). */
+sw_log *sw_cli_log(const sw_cli *cli);
 
 #endif

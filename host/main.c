@@ -1,4 +1,5 @@
 /* steward: parse the command line and dispatch. The only place that decides exit codes. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 
 int main(int argc, char **argv)
 {
+    signal(SIGPIPE, SIG_IGN); /* a closed stdout/stderr is an error to report, not a reason to die */
     sw_cli cli;
     char err[256];
     if (sw_cli_parse(argc, argv, &cli, err, sizeof err) != 0) {
@@ -18,6 +20,7 @@ int main(int argc, char **argv)
     if (strcmp(cli.command, "version") == 0) { printf("steward %s\n", sw_version); return 0; }
     if (strcmp(cli.command, "check") == 0) return sw_cmd_check(&cli);
     if (strcmp(cli.command, "graph") == 0) return sw_cmd_graph(&cli);
+    if (strcmp(cli.command, "run") == 0) return sw_cmd_run(&cli);
     fprintf(stderr, "steward %s: not available in this build yet\n", cli.command);
     return 2;
 }

@@ -1,10 +1,19 @@
 # C unit tests (cmocka) and busted specs, all run by ctest.
-set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_cli test_message)
+set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_cli test_message test_vm)
 foreach(t ${C_TESTS})
   if(EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
     add_executable(${t} spec/c/${t}.c)
     target_link_libraries(${t} PRIVATE steward_host PkgConfig::CMOCKA)
     target_compile_definitions(${t} PRIVATE SPEC_DIR="${CMAKE_SOURCE_DIR}/spec")
+    add_test(NAME ${t} COMMAND ${t})
+  endif()
+endforeach()
+
+# Modules tested with their own stand-in process context.
+foreach(t test_log test_api_modules)
+  if(EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
+    add_executable(${t} spec/c/${t}.c)
+    target_link_libraries(${t} PRIVATE steward_lua_api PkgConfig::CMOCKA)
     add_test(NAME ${t} COMMAND ${t})
   endif()
 endforeach()

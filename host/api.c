@@ -1,0 +1,140 @@
+/* Installing the host modules in a process: each global is opened lazily by the vm on first
+ * use (idle processes stay small), wrapped read-only. `require` returns host modules and the
+ * process's imports (library.lua entries, run once per process; a library's own imports are
+ * visible while its chunk runs). */
+#include "api.h"
+
+#include <lauxlib.h>
+#include <string.h>
+
+#include "proc.h"
+#include "task.h"
+
+static int readonly_newindex(lua_State *L)
+{
+    return luaL_error(L, "attempt to modify a read-only host module (field '%s')", lua_tostring(L, 2));
+}
+
+int sw_api_readonly(lua_State *L)
+{
+    lua_newtable(L);               /* proxy */
+    lua_createtable(L, 0, 3);      /* its metatable */
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_replace(L, -2);
+    return 1;
+}
+
+#define OPENER(name, fn) \
+    static int open_##name(lua_State *L) { fn(L); return sw_api_readonly(L); }
+
+OPENER(process, sw_open_process)
+OPENER(channel, sw_open_channel)
+OPENER(time, sw_open_time)
+OPENER(logger, sw_open_logger)
+OPENER(errors, sw_open_errors)
+OPENER(json, sw_open_json)
+OPENER(registry, sw_open_registry)
+
+/* The sandbox's own coroutine table, plus spawn. */
+static int open_coroutine(lua_State *L)
+{
+    lua_pushcfunction(L, sw_task_spawn_lua);
+    lua_setfield(L, 1, "spawn");
+    lua_settop(L, 1);
+    return sw_api_readonly(L);
+}
+
+/* ---- require ---- */
+
+static const char *const host_modules[] = {"process", "channel", "time", "logger", "errors", "json",
+                                           "registry", "coroutine", "string", "table", "math", "bit", NULL};
+
+/* The imports visible now: those of the library whose chunk is running, else the process's. */
+static const sw_imports *current_imports(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
+    const sw_imports *imps = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return imps ? imps : &sw_proc_of(L)->entry->as.process_lua.imports;
+}
+
+static const sw_entry *find_import(const sw_imports *imps, const char *alias)
+{
+    for (size_t i = 0; i < imps->n; i++)
+        if (strcmp(imps->v[i].alias, alias) == 0) return imps->v[i].library.target;
+    return NULL;
+}
+
+static int load_library(lua_State *L, const sw_entry *lib)
+{
+    const sw_source *src = &lib->as.library_lua.source;
+    char chunkname[512];
+    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
+    else snprintf(chunkname, sizeof chunkname, "=%s", lib->id);
+    char err[512];
+    if (sw_vm_load(sw_vm_of(L), chunkname, src->text, src->len, err, sizeof err) != 0)
+        return luaL_error(L, "require: %s", err);
+    lua_State *main = sw_vm_lua(sw_vm_of(L));
+    lua_xmove(main, L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
+    lua_pushlightuserdata(L, (void *)&lib->as.library_lua.imports);
+    lua_setfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
+    lua_insert(L, -2);
+    int rc = lua_pcall(L, 0, 1, 0);
+    lua_pushvalue(L, -2); /* restore the previous scope whatever happened */
+    lua_setfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
+    lua_remove(L, -2);
+    if (rc != 0) return lua_error(L);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1); /* as Lua's require: a library that returns nothing loads as true */
+    }
+    return 1;
+}
+
+static int api_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    for (const char *const *m = host_modules; *m; m++) {
+        if (strcmp(*m, name) == 0) {
+            lua_getglobal(L, name);
+            return 1;
+        }
+    }
+    const sw_entry *lib = find_import(current_imports(L), name);
+    if (!lib) return luaL_error(L, "module '%s' not found: no such host module or import", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, "steward.loaded");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "steward.loaded");
+    }
+    lua_getfield(L, -1, lib->id);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 1);
+    load_library(L, lib);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, lib->id);
+    return 1;
+}
+
+static int open_require(lua_State *L)
+{
+    lua_pushcfunction(L, api_require);
+    return 1;
+}
+
+static const sw_vm_lib host_libs[] = {
+    {"process", open_process}, {"channel", open_channel}, {"time", open_time},
+    {"logger", open_logger}, {"errors", open_errors}, {"json", open_json},
+    {"registry", open_registry}, {"coroutine", open_coroutine}, {"require", open_require},
+    {NULL, NULL}};
+
+void sw_api_install(sw_vm *vm) { sw_vm_set_libs(vm, host_libs); }

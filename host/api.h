@@ -1,0 +1,38 @@
+/* The host modules a process sees (DESIGN §3), installed lazily: a module's table is built on
+ * first use of its global, then made read-only. Shared helpers of the module files. */
+#ifndef STEWARD_API_H
+#define STEWARD_API_H
+
+#include <lua.h>
+#include <stdint.h>
+
+#include "channel.h"
+#include "delivery.h"
+#include "proc_ctx.h"
+#include "vm.h"
+
+#define SW_EVENT_EXIT "exit"
+#define SW_EVENT_LINK_DOWN "link_down"
+#define SW_EVENT_CANCEL "cancel"
+
+/* Registers the lazy host modules and `require` in a new process's vm. */
+void sw_api_install(sw_vm *vm);
+
+/* Wraps the table on top of L in a read-only proxy (writes raise; the metatable is hidden). */
+int sw_api_readonly(lua_State *L);
+
+/* Module openers (each pushes a plain table). */
+int sw_open_process(lua_State *L);
+int sw_open_time(lua_State *L);
+
+/* Pushes a message object that takes ownership of d (freed when collected). */
+void sw_message_push(lua_State *L, sw_delivery *d);
+
+/* Monotonic seconds. */
+double sw_time_now(void);
+/* A duration argument: "250ms"-style string or seconds; raises on anything else. */
+int64_t sw_api_check_duration(lua_State *L, int idx);
+/* A pid or registered name -> id; 0 if no such process. */
+uint64_t sw_api_resolve(lua_State *L, const char *dest);
+
+#endif

@@ -1,0 +1,377 @@
+/* The `process` module: identity, spawning, messages, events, monitors, links and names.
+ * Every function runs on the thread running the calling process; other processes are reached
+ * only through deliveries. */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "message.h"
+#include "proc.h"
+#include "runtime.h"
+
+#define MSG_MT "steward.message"
+
+/* ---- message objects ---- */
+
+static sw_delivery *check_msg(lua_State *L)
+{
+    sw_delivery **d = luaL_checkudata(L, 1, MSG_MT);
+    return *d;
+}
+
+static int msg_topic(lua_State *L) { lua_pushstring(L, check_msg(L)->topic); return 1; }
+
+static int msg_from(lua_State *L)
+{
+    char pid[32];
+    sw_pid_format(check_msg(L)->from, pid, sizeof pid);
+    lua_pushstring(L, pid);
+    return 1;
+}
+
+static int msg_payload(lua_State *L)
+{
+    check_msg(L);
+    lua_settop(L, 1);
+    return 1; /* the payload is the message itself: payload():data() and data() agree */
+}
+
+static int msg_data(lua_State *L)
+{
+    sw_delivery *d = check_msg(L);
+    int n = sw_msg_decode(L, d->payload, d->len);
+    if (n < 0) return luaL_error(L, "corrupt message");
+    return n;
+}
+
+static int msg_gc(lua_State *L)
+{
+    sw_delivery **d = lua_touserdata(L, 1);
+    free(*d);
+    *d = NULL;
+    return 0;
+}
+
+void sw_message_push(lua_State *L, sw_delivery *d)
+{
+    sw_delivery **ud = lua_newuserdata(L, sizeof *ud);
+    *ud = d;
+    if (luaL_newmetatable(L, MSG_MT)) {
+        static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
+                                           {"data", msg_data}, {NULL, NULL}};
+        lua_newtable(L);
+        luaL_register(L, NULL, methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, msg_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushliteral(L, "message");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
+}
+
+/* ---- helpers ---- */
+
+uint64_t sw_api_resolve(lua_State *L, const char *dest)
+{
+    uint64_t id = sw_pid_parse(dest);
+    if (id) return id;
+    return sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, dest);
+}
+
+static uint64_t check_pid(lua_State *L, int idx)
+{
+    const char *s = luaL_checkstring(L, idx);
+    return sw_api_resolve(L, s);
+}
+
+static int fail(lua_State *L, const char *msg)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, msg);
+    return 2;
+}
+
+static int deliver(lua_State *L, uint64_t to, sw_delivery_type type, uint64_t ref, const char *topic,
+                   const sw_msgbuf *payload)
+{
+    sw_proc *p = sw_proc_of(L);
+    sw_delivery *d = sw_delivery_new(type, p->id, ref, topic, payload ? payload->data : NULL, payload ? payload->len : 0);
+    if (!d) return -1;
+    return sw_runtime_deliver(p->rt, to, d);
+}
+
+/* Encodes the values first..top into a fresh buffer; on failure returns -1 with err. */
+static int encode_args(lua_State *L, int first, sw_msgbuf *buf, char *err, size_t errlen)
+{
+    sw_msgbuf_init(buf);
+    int n = lua_gettop(L) - first + 1;
+    if (n < 0) n = 0;
+    return sw_msg_encode(L, first, n, sw_proc_of(L)->rt->max_message, buf, err, errlen);
+}
+
+/* ---- identity and spawning ---- */
+
+static int p_pid(lua_State *L)
+{
+    lua_pushstring(L, sw_proc_of(L)->pid);
+    return 1;
+}
+
+enum { SPAWN_MONITOR = 1, SPAWN_LINK = 2 };
+
+static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
+{
+    char full[256];
+    if (!strchr(id, ':')) snprintf(full, sizeof full, "%s:%s", p->entry->ns, id), id = full;
+    const sw_entry *e = sw_registry_get(p->rt->registry, id);
+    if (!e || e->kind != SW_KIND_PROCESS_LUA) {
+        lua_pushnil(L);
+        lua_pushfstring(L, e ? "%s is not a process.lua" : "no process.lua %s", id);
+        return NULL;
+    }
+    return e;
+}
+
+static int spawn_with(lua_State *L, int flags)
+{
+    sw_proc *p = sw_proc_of(L);
+    const char *id = luaL_checkstring(L, 1);
+    const char *host = luaL_optstring(L, 2, NULL);
+    const sw_entry *e = spawn_entry(L, p, id);
+    if (!e) return 2;
+    sw_workers *pool = host ? sw_runtime_pool(p->rt, host) : NULL;
+    if (host && !pool) return fail(L, "no such process.host");
+    char err[256];
+    sw_msgbuf args;
+    if (encode_args(L, 3, &args, err, sizeof err) != 0) {
+        sw_msgbuf_free(&args);
+        return fail(L, err);
+    }
+    sw_spawn s = {.entry = e, .service = p->service, .args = args.data, .args_len = args.len, .pool = pool};
+    if (!pool) s.worker = p->worker;
+    if (flags & SPAWN_MONITOR) { s.monitor_by = p->id; s.monitor_ref = sw_proc_new_ref(p); }
+    if (flags & SPAWN_LINK) s.link_to = p->id;
+    uint64_t child = sw_proc_spawn(p->rt, &s, err, sizeof err);
+    sw_msgbuf_free(&args);
+    if (!child) return fail(L, err);
+    if (flags & SPAWN_MONITOR) { pidvec_push(&p->monitoring, child); pidvec_push(&p->monitoring_refs, s.monitor_ref); }
+    if (flags & SPAWN_LINK) pidvec_push(&p->links, child);
+    char pid[32];
+    sw_pid_format(child, pid, sizeof pid);
+    lua_pushstring(L, pid);
+    return 1;
+}
+
+static int p_spawn(lua_State *L) { return spawn_with(L, 0); }
+static int p_spawn_monitored(lua_State *L) { return spawn_with(L, SPAWN_MONITOR); }
+static int p_spawn_linked(lua_State *L) { return spawn_with(L, SPAWN_LINK); }
+static int p_spawn_linked_monitored(lua_State *L) { return spawn_with(L, SPAWN_LINK | SPAWN_MONITOR); }
+
+/* ---- messages and events ---- */
+
+static int p_send(lua_State *L)
+{
+    const char *dest = luaL_checkstring(L, 1);
+    const char *topic = luaL_checkstring(L, 2);
+    uint64_t to = sw_api_resolve(L, dest);
+    if (!to) return fail(L, "no such process");
+    char err[256];
+    sw_msgbuf payload;
+    if (encode_args(L, 3, &payload, err, sizeof err) != 0) {
+        sw_msgbuf_free(&payload);
+        return fail(L, err);
+    }
+    int rc = deliver(L, to, SW_DLV_MESSAGE, 0, topic, &payload);
+    sw_msgbuf_free(&payload);
+    if (rc != 0) return fail(L, "no such process");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_inbox(lua_State *L)
+{
+    sw_proc_push_inbox(sw_proc_of(L), L);
+    return 1;
+}
+
+static int p_events(lua_State *L)
+{
+    sw_proc_push_events(sw_proc_of(L), L);
+    return 1;
+}
+
+static int p_cancel(lua_State *L)
+{
+    uint64_t to = check_pid(L, 1);
+    char err[256];
+    sw_msgbuf reason;
+    lua_settop(L, 2);
+    if (encode_args(L, 2, &reason, err, sizeof err) != 0) {
+        sw_msgbuf_free(&reason);
+        return fail(L, err);
+    }
+    int rc = to ? deliver(L, to, SW_DLV_CANCEL, 0, NULL, &reason) : -1;
+    sw_msgbuf_free(&reason);
+    if (rc != 0) return fail(L, "no such process");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_terminate(lua_State *L)
+{
+    uint64_t to = check_pid(L, 1);
+    if (!to || sw_runtime_kill(sw_proc_of(L)->rt, to) != 0) return fail(L, "no such process");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* An EXIT for a process that is already gone, straight into our own events channel. */
+static void exit_now(lua_State *L, uint64_t target)
+{
+    char pid[32];
+    sw_pid_format(target, pid, sizeof pid);
+    sw_proc_push_events(sw_proc_of(L), L);
+    lua_createtable(L, 0, 3);
+    lua_pushliteral(L, SW_EVENT_EXIT);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, pid);
+    lua_setfield(L, -2, "from");
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "no such process");
+    lua_setfield(L, -2, "error");
+    lua_setfield(L, -2, "result");
+    sw_chan_offer(L, -2);
+    lua_pop(L, 1);
+}
+
+static int p_monitor(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    uint64_t to = check_pid(L, 1);
+    uint64_t ref = sw_proc_new_ref(p);
+    if (!to || deliver(L, to, SW_DLV_MONITOR, ref, NULL, NULL) != 0) {
+        exit_now(L, to ? to : sw_pid_parse(lua_tostring(L, 1)));
+    } else {
+        pidvec_push(&p->monitoring, to);
+        pidvec_push(&p->monitoring_refs, ref);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_unmonitor(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    uint64_t to = check_pid(L, 1);
+    for (size_t i = p->monitoring.n; i-- > 0;) {
+        if (p->monitoring.v[i] != to) continue;
+        deliver(L, to, SW_DLV_DEMONITOR, p->monitoring_refs.v[i], NULL, NULL);
+        memmove(p->monitoring.v + i, p->monitoring.v + i + 1, (p->monitoring.n - i - 1) * sizeof(uint64_t));
+        memmove(p->monitoring_refs.v + i, p->monitoring_refs.v + i + 1, (p->monitoring.n - i - 1) * sizeof(uint64_t));
+        p->monitoring.n--;
+        p->monitoring_refs.n--;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_link(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    uint64_t to = check_pid(L, 1);
+    if (!to || to == p->id) return fail(L, to ? "cannot link to itself" : "no such process");
+    if (deliver(L, to, SW_DLV_LINK, 0, NULL, NULL) != 0) return fail(L, "no such process");
+    pidvec_remove(&p->links, to);
+    pidvec_push(&p->links, to);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_unlink(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    uint64_t to = check_pid(L, 1);
+    if (pidvec_remove(&p->links, to)) deliver(L, to, SW_DLV_UNLINK, 0, NULL, NULL);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_set_options(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "trap_links");
+    if (!lua_isnil(L, -1)) sw_proc_of(L)->trap_links = lua_toboolean(L, -1);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_ready(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    if (p->on_ready) {
+        p->on_ready(p->cb_arg, p->id);
+        p->on_ready = NULL; /* once */
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* ---- names ---- */
+
+static int r_register(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
+    if (!id || strncmp(name, "host|", 5) == 0) return fail(L, id ? "names may not look like pids" : "no such process");
+    if (sw_pidtable_register(&p->rt->pids, name, id) != 0) return fail(L, "name already registered");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int r_lookup(lua_State *L)
+{
+    uint64_t id = sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1));
+    if (!id) return fail(L, "no process registered under that name");
+    char pid[32];
+    sw_pid_format(id, pid, sizeof pid);
+    lua_pushstring(L, pid);
+    return 1;
+}
+
+static int r_unregister(lua_State *L)
+{
+    int rc = sw_pidtable_unregister(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1), 0);
+    lua_pushboolean(L, rc == 0);
+    return 1;
+}
+
+int sw_open_process(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"pid", p_pid}, {"spawn", p_spawn}, {"spawn_monitored", p_spawn_monitored},
+        {"spawn_linked", p_spawn_linked}, {"spawn_linked_monitored", p_spawn_linked_monitored},
+        {"send", p_send}, {"inbox", p_inbox}, {"events", p_events}, {"cancel", p_cancel},
+        {"terminate", p_terminate}, {"monitor", p_monitor}, {"unmonitor", p_unmonitor},
+        {"link", p_link}, {"unlink", p_unlink}, {"set_options", p_set_options}, {"ready", p_ready},
+        {NULL, NULL}};
+    static const luaL_Reg names[] = {{"register", r_register}, {"lookup", r_lookup}, {"unregister", r_unregister}, {NULL, NULL}};
+    lua_newtable(L);
+    luaL_register(L, NULL, fns);
+    lua_newtable(L);
+    luaL_register(L, NULL, names);
+    sw_api_readonly(L);
+    lua_setfield(L, -2, "registry");
+    lua_createtable(L, 0, 3);
+    lua_pushliteral(L, SW_EVENT_CANCEL);
+    lua_setfield(L, -2, "CANCEL");
+    lua_pushliteral(L, SW_EVENT_EXIT);
+    lua_setfield(L, -2, "EXIT");
+    lua_pushliteral(L, SW_EVENT_LINK_DOWN);
+    lua_setfield(L, -2, "LINK_DOWN");
+    sw_api_readonly(L);
+    lua_setfield(L, -2, "event");
+    return 1;
+}

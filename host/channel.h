@@ -1,0 +1,23 @@
+/* Channels (DESIGN §3): typed-free queues between the tasks of one process, buffered or not,
+ * with close and select. Process-local: only the thread running the process touches them, so
+ * no locks. The host also uses channels for the inbox, events and timers. */
+#ifndef STEWARD_CHANNEL_H
+#define STEWARD_CHANNEL_H
+
+#include <lua.h>
+#include <stdbool.h>
+
+#define SW_CHAN_UNBOUNDED (-1L)
+
+/* The `channel` module table: new, select. */
+int sw_open_channel(lua_State *L);
+/* Pushes a new channel with the given capacity (0 = unbuffered, SW_CHAN_UNBOUNDED). */
+void sw_chan_push_new(lua_State *L, long capacity);
+/* Sends the value on top of L (popped) to the channel at index idx without blocking: hands it
+ * to a waiting receiver or buffers it. Returns false (value dropped) when the buffer is full or
+ * the channel closed. */
+bool sw_chan_offer(lua_State *L, int idx);
+/* Closes the channel at idx: waiting receivers get nil, false; waiting senders false. */
+void sw_chan_close_at(lua_State *L, int idx);
+
+#endif

@@ -1,0 +1,112 @@
+/* `steward run DIR -x ID [ARGS...]`: run one process.lua to completion and exit with its code
+ * (a returned number; 0 for success; 1 for failure, with the error on stderr). SIGINT or
+ * SIGTERM kill the process; a second one exits at once with 1. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "commands.h"
+#include "log.h"
+#include "proc.h"
+#include "runtime.h"
+
+typedef struct exec_state {
+    uv_loop_t loop;
+    uv_async_t done;
+    uv_signal_t sigint, sigterm;
+    sw_runtime *rt;
+    uint64_t pid;
+    int signals;
+    int code;
+    char *error;
+} exec_state;
+
+/* On the worker thread as the process ends: keep what main needs, wake the main loop. */
+static void on_process_exit(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    (void)pid;
+    exec_state *x = arg;
+    x->code = info->code;
+    if (info->kind != SW_EXIT_OK) x->error = strdup(info->error ? info->error : "failed");
+    uv_async_send(&x->done);
+}
+
+static void on_done(uv_async_t *h) { uv_stop(h->loop); }
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    exec_state *x = h->data;
+    (void)signum;
+    if (++x->signals > 1) _exit(1);
+    sw_runtime_kill(x->rt, x->pid);
+}
+
+sw_log *sw_cli_log(const sw_cli *cli)
+{
+    bool json = cli->log_format && strcmp(cli->log_format, "json") == 0;
+    int level = cli->log_level ? sw_log_level_parse(cli->log_level) : SW_LOG_INFO;
+    bool color = !json && isatty(2) && !getenv("NO_COLOR");
+    return sw_log_new(stderr, json, level < 0 ? SW_LOG_INFO : (sw_log_level)level, color);
+}
+
+static int exec_process(const sw_cli *cli, const sw_registry *reg, const sw_entry *e)
+{
+    exec_state x = {.code = 1};
+    sw_log *log = sw_cli_log(cli);
+    uv_loop_init(&x.loop);
+    uv_async_init(&x.loop, &x.done, on_done);
+    x.rt = sw_runtime_new(reg, log, NULL);
+    if (!x.rt) {
+        fprintf(stderr, "steward: cannot start the runtime\n");
+        return 1;
+    }
+    sw_spawn s = {.entry = e, .argc = cli->exec_argc, .argv = cli->exec_argv, .on_exit = on_process_exit, .cb_arg = &x};
+    char err[512];
+    x.pid = sw_proc_spawn(x.rt, &s, err, sizeof err);
+    if (!x.pid) {
+        fprintf(stderr, "%s: %s\n", e->id, err);
+        x.code = 1;
+    } else {
+        uv_signal_init(&x.loop, &x.sigint);
+        uv_signal_init(&x.loop, &x.sigterm);
+        x.sigint.data = x.sigterm.data = &x;
+        uv_signal_start(&x.sigint, on_signal, SIGINT);
+        uv_signal_start(&x.sigterm, on_signal, SIGTERM);
+        uv_run(&x.loop, UV_RUN_DEFAULT);
+        uv_close((uv_handle_t *)&x.sigint, NULL);
+        uv_close((uv_handle_t *)&x.sigterm, NULL);
+    }
+    fflush(stdout);
+    if (x.error) fprintf(stderr, "%s: %s\n", e->id, x.error);
+    sw_runtime_free(x.rt);
+    uv_close((uv_handle_t *)&x.done, NULL);
+    uv_run(&x.loop, UV_RUN_DEFAULT);
+    uv_loop_close(&x.loop);
+    sw_log_free(log);
+    free(x.error);
+    return x.code;
+}
+
+int sw_cmd_run(const sw_cli *cli)
+{
+    sw_registry *reg = sw_load_or_report(cli->dir);
+    if (!reg) return 2;
+    int code;
+    if (!cli->exec_id) {
+        fprintf(stderr, "steward run: running services is not available in this build yet; use -x ID\n");
+        code = 2;
+    } else {
+        const sw_entry *e = sw_registry_get(reg, cli->exec_id);
+        if (!e || e->kind != SW_KIND_PROCESS_LUA) {
+            fprintf(stderr, "steward: %s %s\n", cli->exec_id, e ? "is not a process.lua" : "names no entry");
+            code = 2;
+        } else {
+            code = exec_process(cli, reg, e);
+        }
+    }
+    sw_registry_free(reg);
+    return code;
+}

@@ -1,0 +1,625 @@
+/* Process lifecycle: spawn (vm, chunk, arguments), the slice a worker runs (deliveries, then
+ * ready tasks), and the end (tell monitors and links, answer late requests, free). The chunk
+ * runs first as the main task; its returned function (or `main`, or `method`) then runs as
+ * the main task with the arguments. */
+#include "proc.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "message.h"
+#include "runtime.h"
+#include "task.h"
+
+enum { PHASE_LOAD, PHASE_MAIN };
+#define TASK_RUNS_PER_SLICE 64
+
+sw_proc *sw_proc_of(lua_State *L) { return sw_vm_owner(L); }
+const sw_proc_ctx *sw_proc_ctx_of(lua_State *L) { return &sw_proc_of(L)->ctx; }
+
+void pidvec_push(pidvec *v, uint64_t x)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 4;
+        v->v = realloc(v->v, v->cap * sizeof *v->v);
+        if (!v->v) abort();
+    }
+    v->v[v->n++] = x;
+}
+
+bool pidvec_remove(pidvec *v, uint64_t x)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->v[i] != x) continue;
+        memmove(v->v + i, v->v + i + 1, (v->n - i - 1) * sizeof *v->v);
+        v->n--;
+        return true;
+    }
+    return false;
+}
+
+void pidvec_free(pidvec *v)
+{
+    free(v->v);
+    v->v = NULL;
+    v->n = v->cap = 0;
+}
+
+void sw_proc_retain(sw_proc *p) { atomic_fetch_add(&p->refs, 1); }
+
+static void proc_destroy(sw_proc *p)
+{
+    sw_delivery *d = p->mb_head;
+    while (d) {
+        sw_delivery *next = d->next;
+        free(d);
+        d = next;
+    }
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+void sw_proc_release(sw_proc *p)
+{
+    if (atomic_fetch_sub(&p->refs, 1) == 1) proc_destroy(p);
+}
+
+uint64_t sw_proc_new_ref(sw_proc *p) { return ++p->next_ref; }
+
+bool sw_proc_deliver(sw_proc *p, sw_delivery *d)
+{
+    d->next = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (p->dead) {
+        pthread_mutex_unlock(&p->lock);
+        return false;
+    }
+    if (p->mb_tail) p->mb_tail->next = d;
+    else p->mb_head = d;
+    p->mb_tail = d;
+    bool wake = p->waiting;
+    p->waiting = false;
+    if (d->type == SW_DLV_KILL && p->vm) sw_vm_kill(p->vm);
+    pthread_mutex_unlock(&p->lock);
+    if (wake) sw_worker_enqueue(p->worker, p);
+    return true;
+}
+
+/* ---- Lua-side per-process values: inbox, events, timers ---- */
+
+static void push_lazy_channel(sw_proc *p, lua_State *L, int *ref)
+{
+    if (*ref == LUA_NOREF) {
+        sw_chan_push_new(L, SW_CHAN_UNBOUNDED);
+        lua_pushvalue(L, -1);
+        *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        return;
+    }
+    (void)p;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, *ref);
+}
+
+void sw_proc_push_inbox(sw_proc *p, lua_State *L) { push_lazy_channel(p, L, &p->inbox_ref); }
+void sw_proc_push_events(sw_proc *p, lua_State *L) { push_lazy_channel(p, L, &p->events_ref); }
+
+/* ---- exit ---- */
+
+typedef struct exit_state {
+    sw_exit_kind kind;
+    char *error;
+    bool retryable;
+    int code;
+    sw_msgbuf result;            /* encoded {value = ..., error = ...} */
+    lua_State *co;               /* where the value and error sit (0 index: absent) */
+    int value_idx, error_idx;
+} exit_state;
+
+static void push_from(lua_State *L, lua_State *co, int idx)
+{
+    if (!co || idx == 0) { lua_pushnil(L); return; }
+    lua_pushvalue(co, idx);
+    lua_xmove(co, L, 1);
+}
+
+/* lua_cpcall: builds and encodes the result table; a value that cannot be copied (a function)
+ * is left out rather than losing the whole result. */
+static int encode_result(lua_State *L)
+{
+    exit_state *x = lua_touserdata(L, 1);
+    char err[160];
+    for (int attempt = 0; attempt < 2; attempt++) {
+        lua_createtable(L, 0, 2);
+        if (attempt == 0) {
+            push_from(L, x->co, x->value_idx);
+            lua_setfield(L, -2, "value");
+        }
+        if (x->error_idx) push_from(L, x->co, x->error_idx);
+        else if (x->error) lua_pushstring(L, x->error);
+        else lua_pushnil(L);
+        lua_setfield(L, -2, "error");
+        if (sw_msg_encode(L, -1, 1, 1 << 20, &x->result, err, sizeof err) == 0) return 0;
+        lua_pop(L, 1);
+        x->error_idx = 0; /* a structured error that cannot be copied becomes its text */
+    }
+    x->result.len = 0;
+    return 0;
+}
+
+static void send_event(sw_runtime *rt, sw_delivery_type type, uint64_t to, uint64_t from, uint64_t ref,
+                       const exit_state *x)
+{
+    sw_delivery *d = sw_delivery_new(type, from, ref, NULL, x->result.data, x->result.len);
+    if (!d) return;
+    d->failed = x->kind != SW_EXIT_OK;
+    sw_runtime_deliver(rt, to, d);
+}
+
+/* Late monitor and link requests are answered as if they had arrived just after the end. */
+static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
+{
+    while (list) {
+        sw_delivery *next = list->next;
+        if (list->type == SW_DLV_MONITOR) send_event(p->rt, SW_DLV_EXIT, list->from, p->id, list->ref, x);
+        else if (list->type == SW_DLV_LINK && x->kind != SW_EXIT_OK) send_event(p->rt, SW_DLV_LINK_DOWN, list->from, p->id, 0, x);
+        free(list);
+        list = next;
+    }
+}
+
+static void free_process_state(sw_proc *p)
+{
+    while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
+    pthread_mutex_lock(&p->lock);
+    sw_vm *vm = p->vm;
+    p->vm = NULL;
+    pthread_mutex_unlock(&p->lock);
+    sw_vm_free(vm);
+    pidvec_free(&p->watchers);
+    pidvec_free(&p->watcher_refs);
+    pidvec_free(&p->links);
+    pidvec_free(&p->monitoring);
+    pidvec_free(&p->monitoring_refs);
+    free(p->args);
+    free(p->doom);
+    free(p->service);
+}
+
+/* The end, whatever the cause: the pid dies first, so anything sent from now on is answered
+ * as to a dead process; then monitors, links and the exit callback hear of it. */
+static void proc_exit(sw_proc *p, exit_state *x)
+{
+    sw_vm_finish(p->vm); /* no memory limit or hook while the host reads results */
+    sw_msgbuf_init(&x->result);
+    if (lua_cpcall(sw_vm_lua(p->vm), encode_result, x) != 0) x->result.len = 0;
+    pthread_mutex_lock(&p->lock);
+    p->dead = true;
+    sw_delivery *late = p->mb_head;
+    p->mb_head = p->mb_tail = NULL;
+    pthread_mutex_unlock(&p->lock);
+    sw_pidtable_remove(&p->rt->pids, p->id);
+    answer_late(p, late, x);
+    answer_late(p, p->pending, x);
+    p->pending = NULL;
+    for (size_t i = 0; i < p->watchers.n; i++)
+        send_event(p->rt, SW_DLV_EXIT, p->watchers.v[i], p->id, p->watcher_refs.v[i], x);
+    if (x->kind != SW_EXIT_OK)
+        for (size_t i = 0; i < p->links.n; i++) send_event(p->rt, SW_DLV_LINK_DOWN, p->links.v[i], p->id, 0, x);
+    if (p->on_exit) {
+        sw_exit_info info = {x->kind, x->error, x->retryable, x->code, x->result.data, x->result.len};
+        p->on_exit(p->cb_arg, p->id, &info);
+    }
+    free_process_state(p);
+    free(x->error);
+    sw_msgbuf_free(&x->result);
+    sw_proc_release(p); /* the pid table's reference */
+}
+
+/* errors.new{retryable = false} makes a failure final; fields are read raw (no metamethods). */
+static bool error_retryable(lua_State *co, int idx)
+{
+    if (!co || !idx || lua_type(co, idx) != LUA_TTABLE) return true;
+    lua_pushliteral(co, "retryable");
+    lua_rawget(co, idx < 0 ? idx - 1 : idx);
+    bool final = lua_type(co, -1) == LUA_TBOOLEAN && !lua_toboolean(co, -1);
+    lua_pop(co, 1);
+    return !final;
+}
+
+/* A failure. The raw error value, if any, is at the top of co. */
+static void exit_failed(sw_proc *p, lua_State *co, const char *msg, sw_exit_kind kind)
+{
+    exit_state x = {.kind = kind, .code = 1, .co = co};
+    x.error = strdup(msg ? msg : "error");
+    bool has_value = co && lua_gettop(co) > 0;
+    x.error_idx = has_value && lua_type(co, -1) == LUA_TTABLE ? lua_gettop(co) : 0;
+    x.retryable = error_retryable(co, x.error_idx);
+    proc_exit(p, &x);
+}
+
+/* The error text of a returned (nil, err): a string, an errors.new message, or a type name. */
+static char *returned_error_text(lua_State *co, int idx)
+{
+    if (lua_type(co, idx) == LUA_TSTRING || lua_type(co, idx) == LUA_TNUMBER) return strdup(lua_tostring(co, idx));
+    if (lua_type(co, idx) == LUA_TTABLE) {
+        lua_pushliteral(co, "message");
+        lua_rawget(co, idx);
+        char *s = strdup(lua_type(co, -1) == LUA_TSTRING ? lua_tostring(co, -1) : "(error object)");
+        lua_pop(co, 1);
+        return s;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "(error object is a %s value)", lua_typename(co, lua_type(co, idx)));
+    return strdup(buf);
+}
+
+/* main returned: `value` is success (a number is the exit code), `nil, err` a failure. */
+static void exit_returned(sw_proc *p, lua_State *co)
+{
+    int n = lua_gettop(co);
+    exit_state x = {.kind = SW_EXIT_OK, .retryable = true, .co = co, .value_idx = n >= 1 ? 1 : 0};
+    if (n >= 2 && lua_isnil(co, 1) && !lua_isnil(co, 2)) {
+        x.kind = SW_EXIT_FAILED;
+        x.code = 1;
+        x.value_idx = 0;
+        x.error_idx = 2;
+        x.error = returned_error_text(co, 2);
+        x.retryable = error_retryable(co, 2);
+        if (lua_type(co, 2) != LUA_TTABLE) x.error_idx = 0;
+    } else if (n >= 1 && lua_type(co, 1) == LUA_TNUMBER) {
+        x.code = (int)lua_tointeger(co, 1);
+    }
+    proc_exit(p, &x);
+}
+
+void sw_proc_discard(sw_proc *p)
+{
+    while (p->pending) {
+        sw_delivery *d = p->pending;
+        p->pending = d->next;
+        free(d);
+    }
+    pthread_mutex_lock(&p->lock);
+    p->dead = true;
+    pthread_mutex_unlock(&p->lock);
+    free_process_state(p);
+    sw_proc_release(p); /* the pid table's reference */
+}
+
+/* ---- deliveries ---- */
+
+static void push_event(sw_proc *p, lua_State *L, const char *kind, const sw_delivery *d)
+{
+    char from[32];
+    sw_pid_format(d->from, from, sizeof from);
+    sw_proc_push_events(p, L);
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, kind);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, from);
+    lua_setfield(L, -2, "from");
+    if (d->len && sw_msg_decode(L, d->payload, d->len) == 1)
+        lua_setfield(L, -2, d->type == SW_DLV_CANCEL ? "reason" : "result");
+    sw_chan_offer(L, -2);
+    lua_pop(L, 1);
+}
+
+static void on_timer(sw_proc *p, lua_State *L, const sw_delivery *d)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->timers_ref);
+    lua_pushnumber(L, (lua_Number)d->ref);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TNUMBER) { /* a sleeping task */
+        sw_task *t = sw_task_find(p, (uint64_t)lua_tonumber(L, -1));
+        if (t && t->blocked) sw_task_wake(t, L, 0);
+    } else if (!lua_isnil(L, -1)) { /* a channel of time.after or a ticker */
+        lua_pushnumber(L, sw_time_now());
+        sw_chan_offer(L, -2);
+    }
+    lua_pop(L, 1);
+    if (!d->failed) { /* one-shot: forget it (tickers send failed = repeat) */
+        lua_pushnumber(L, (lua_Number)d->ref);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+}
+
+static void on_link_down(sw_proc *p, lua_State *L, const sw_delivery *d)
+{
+    if (!pidvec_remove(&p->links, d->from)) return; /* unlinked meanwhile */
+    if (p->trap_links) {
+        push_event(p, L, SW_EVENT_LINK_DOWN, d);
+        return;
+    }
+    if (p->doom) return;
+    char from[32], msg[512] = "";
+    sw_pid_format(d->from, from, sizeof from);
+    if (d->len && sw_msg_decode(L, d->payload, d->len) == 1) {
+        lua_getfield(L, -1, "error");
+        if (lua_type(L, -1) == LUA_TSTRING) snprintf(msg, sizeof msg, ": %s", lua_tostring(L, -1));
+        lua_pop(L, 2);
+    }
+    size_t len = strlen(from) + strlen(msg) + 32;
+    p->doom = malloc(len);
+    if (p->doom) snprintf(p->doom, len, "linked process %s failed%s", from, msg);
+}
+
+static bool remove_pair(pidvec *a, pidvec *b, uint64_t x, uint64_t y)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->v[i] != x || b->v[i] != y) continue;
+        memmove(a->v + i, a->v + i + 1, (a->n - i - 1) * sizeof *a->v);
+        memmove(b->v + i, b->v + i + 1, (b->n - i - 1) * sizeof *b->v);
+        a->n--;
+        b->n--;
+        return true;
+    }
+    return false;
+}
+
+/* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
+static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
+{
+    switch (d->type) {
+    case SW_DLV_MESSAGE:
+        sw_proc_push_inbox(p, L);
+        sw_message_push(L, d);
+        sw_chan_offer(L, -2);
+        lua_pop(L, 1);
+        return true;
+    case SW_DLV_TIMER: on_timer(p, L, d); break;
+    case SW_DLV_EXIT:
+        if (remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref)) push_event(p, L, SW_EVENT_EXIT, d);
+        break;
+    case SW_DLV_LINK_DOWN: on_link_down(p, L, d); break;
+    case SW_DLV_CANCEL: push_event(p, L, SW_EVENT_CANCEL, d); break;
+    case SW_DLV_KILL: break; /* the vm's kill flag is set; the next run ends it */
+    case SW_DLV_MONITOR:
+        pidvec_push(&p->watchers, d->from);
+        pidvec_push(&p->watcher_refs, d->ref);
+        break;
+    case SW_DLV_DEMONITOR: remove_pair(&p->watchers, &p->watcher_refs, d->from, d->ref); break;
+    case SW_DLV_LINK:
+        pidvec_remove(&p->links, d->from);
+        pidvec_push(&p->links, d->from);
+        break;
+    case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
+    }
+    return false;
+}
+
+/* lua_cpcall: works through p->pending; what is left after an error (memory limit) is freed
+ * at the end. */
+static int dispatch(lua_State *L)
+{
+    sw_proc *p = lua_touserdata(L, 1);
+    while (p->pending) {
+        sw_delivery *d = p->pending;
+        p->pending = d->next;
+        if (d->type == SW_DLV_KILL) p->kill_requested = true;
+        if (!handle(p, L, d)) free(d);
+    }
+    return 0;
+}
+
+/* ---- running ---- */
+
+/* The chunk ran: pick what to call (its returned function, `method` of the returned table, or
+ * `main`) and make it the main task with the arguments. */
+static int start_main(lua_State *L)
+{
+    sw_proc *p = lua_touserdata(L, 1);
+    lua_State *chunk_co = p->main->co;
+    const char *method = p->entry->as.process_lua.method;
+    lua_settop(L, 1);
+    if (lua_gettop(chunk_co) >= 1) lua_xmove(chunk_co, L, 1);
+    else lua_pushnil(L);
+    lua_settop(chunk_co, 0);
+    if (lua_istable(L, 2)) lua_getfield(L, 2, method ? method : "main");
+    else if (method) return luaL_error(L, "method %s: the chunk returned %s, not a table", method, luaL_typename(L, 2));
+    else lua_pushvalue(L, 2);
+    if (!lua_isfunction(L, -1))
+        return luaL_error(L, "%s: the chunk must return a function, or a table with %s", p->entry->id, method ? method : "main");
+    lua_State *co = lua_newthread(L);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_xmove(L, co, 1);
+    int nargs = 0;
+    if (p->args) {
+        nargs = sw_msg_decode(co, p->args, p->args_len);
+        if (nargs < 0) return luaL_error(L, "corrupt arguments");
+    } else {
+        luaL_checkstack(co, p->argc, "too many arguments");
+        for (int i = 0; i < p->argc; i++) lua_pushstring(co, p->argv[i]);
+        nargs = p->argc;
+    }
+    sw_task *main = sw_task_new(p, co, ref);
+    if (!main) return luaL_error(L, "out of memory");
+    sw_task_free(p->main, L);
+    p->main = main;
+    p->phase = PHASE_MAIN;
+    sw_task_make_ready(main, nargs);
+    return 0;
+}
+
+/* One task ended; returns false if that ended the process. */
+static bool task_ended(sw_proc *p, sw_task *t, sw_vm_status st)
+{
+    lua_State *L = sw_vm_lua(p->vm);
+    if (st == SW_VM_KILLED) {
+        exit_failed(p, NULL, "killed", SW_EXIT_KILLED);
+        return false;
+    }
+    if (st == SW_VM_FAILED) {
+        exit_failed(p, t->co, sw_vm_error(p->vm), SW_EXIT_FAILED);
+        return false;
+    }
+    if (t != p->main) {
+        sw_task_free(t, L);
+        return true;
+    }
+    if (p->phase == PHASE_LOAD) {
+        if (lua_cpcall(L, start_main, p) == 0) return true;
+        exit_failed(p, NULL, lua_tostring(L, -1), SW_EXIT_FAILED);
+        return false;
+    }
+    exit_returned(p, t->co);
+    return false;
+}
+
+/* Runs ready tasks; returns false if the process ended. */
+static bool run_tasks(sw_proc *p)
+{
+    for (int runs = 0; runs < TASK_RUNS_PER_SLICE; runs++) {
+        sw_task *t = sw_task_pop_ready(p);
+        if (!t) break;
+        p->current = t;
+        sw_vm_status st = sw_vm_run(p->vm, t->co, t->nresume);
+        p->current = NULL;
+        if (st != SW_VM_BLOCKED && t->blocked) sw_task_cancel_wait(t); /* a block that failed to yield */
+        if (st == SW_VM_PREEMPTED) {
+            sw_task_make_ready(t, 0);
+            break; /* the slice is used up: others on this worker go next */
+        }
+        if (st == SW_VM_BLOCKED) continue;
+        if (!task_ended(p, t, st)) return false;
+    }
+    return true;
+}
+
+void sw_proc_run(sw_proc *p)
+{
+    pthread_mutex_lock(&p->lock);
+    sw_delivery *list = p->mb_head;
+    p->mb_head = p->mb_tail = NULL;
+    p->waiting = false;
+    bool dead = p->dead;
+    pthread_mutex_unlock(&p->lock);
+    if (dead) return;
+    sw_delivery **tail = &p->pending;
+    while (*tail) tail = &(*tail)->next;
+    *tail = list;
+    lua_State *L = sw_vm_lua(p->vm);
+    if (lua_cpcall(L, dispatch, p) != 0) {
+        exit_failed(p, NULL, "memory limit exceeded", SW_EXIT_FAILED);
+        return;
+    }
+    if (p->kill_requested) { exit_failed(p, NULL, "killed", SW_EXIT_KILLED); return; }
+    if (p->doom) { exit_failed(p, NULL, p->doom, SW_EXIT_FAILED); return; }
+    if (!run_tasks(p)) return;
+    pthread_mutex_lock(&p->lock);
+    bool again = p->ready_head || p->mb_head;
+    p->waiting = !again;
+    pthread_mutex_unlock(&p->lock);
+    if (again) sw_worker_enqueue(p->worker, p);
+}
+
+/* ---- spawning ---- */
+
+static int copy_args(sw_proc *p, const sw_spawn *s)
+{
+    if (s->args) {
+        p->args = malloc(s->args_len ? s->args_len : 1);
+        if (!p->args) return -1;
+        memcpy(p->args, s->args, s->args_len);
+        p->args_len = s->args_len;
+        return 0;
+    }
+    p->argc = s->argc;
+    p->argv = s->argv; /* the CLI's argv outlives every process */
+    return 0;
+}
+
+static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
+{
+    sw_proc *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    atomic_init(&p->refs, 1);
+    pthread_mutex_init(&p->lock, NULL);
+    p->rt = rt;
+    p->entry = s->entry;
+    p->inbox_ref = p->events_ref = p->timers_ref = LUA_NOREF;
+    p->on_exit = s->on_exit;
+    p->on_ready = s->on_ready;
+    p->cb_arg = s->cb_arg;
+    p->service = s->service ? strdup(s->service) : NULL;
+    return p;
+}
+
+typedef struct load_job {
+    sw_proc *p;
+    char *err;
+    size_t errlen;
+} load_job;
+
+/* lua_cpcall: compiles the chunk and makes it the first run of the main task, and creates
+ * the per-process tables. Protected from the first allocation: the state has its memory
+ * limit already. */
+static int prepare_state(lua_State *L)
+{
+    load_job *j = lua_touserdata(L, 1);
+    sw_proc *p = j->p;
+    const sw_source *src = &p->entry->as.process_lua.source;
+    char chunkname[512];
+    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
+    else snprintf(chunkname, sizeof chunkname, "=%s", p->entry->id);
+    if (sw_vm_load(p->vm, chunkname, src->text, src->len, j->err, j->errlen) != 0)
+        return luaL_error(L, "%s", j->err);
+    lua_newtable(L);
+    p->timers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_State *co = lua_newthread(L);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_xmove(L, co, 1); /* the chunk */
+    p->main = sw_task_new(p, co, ref);
+    if (!p->main) return luaL_error(L, "out of memory");
+    sw_task_make_ready(p->main, 0);
+    return 0;
+}
+
+static int load_chunk(sw_proc *p, char *err, size_t errlen)
+{
+    load_job j = {p, err, errlen};
+    lua_State *L = sw_vm_lua(p->vm);
+    if (lua_cpcall(L, prepare_state, &j) == 0) return 0;
+    snprintf(err, errlen, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "memory limit exceeded");
+    lua_pop(L, 1);
+    return -1;
+}
+
+static void spawn_failed(sw_proc *p)
+{
+    free_process_state(p);
+    sw_proc_release(p);
+}
+
+uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
+{
+    sw_proc *p = proc_alloc(rt, s);
+    if (!p) { snprintf(err, errlen, "out of memory"); return 0; }
+    const sw_process_lua *pl = &s->entry->as.process_lua;
+    sw_vm_limits lim = {(size_t)pl->limits.memory, (int)pl->limits.reductions, pl->jit};
+    p->vm = sw_vm_new(&lim, p);
+    if (!p->vm || copy_args(p, s) != 0) {
+        snprintf(err, errlen, "out of memory");
+        spawn_failed(p);
+        return 0;
+    }
+    sw_api_install(p->vm);
+    if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return 0; }
+    sw_proc_retain(p); /* the pid table's reference */
+    p->id = sw_pidtable_add(&rt->pids, p);
+    sw_pid_format(p->id, p->pid, sizeof p->pid);
+    p->ctx = (sw_proc_ctx){p->pid, p->service, rt->registry, rt->log};
+    if (s->monitor_by) {
+        pidvec_push(&p->watchers, s->monitor_by);
+        pidvec_push(&p->watcher_refs, s->monitor_ref);
+    }
+    if (s->link_to) pidvec_push(&p->links, s->link_to);
+    p->worker = s->worker ? s->worker : sw_workers_pick(s->pool ? s->pool : &rt->workers);
+    uint64_t id = p->id;
+    sw_worker_enqueue(p->worker, p);
+    sw_proc_release(p); /* ours: the queue and the table hold it now */
+    return id;
+}

@@ -1,0 +1,130 @@
+/* A process: one vm (LuaJIT state), its mailbox, its tasks, and its place in the world (pid,
+ * monitors, links, names). Anything from another thread reaches it only as a delivery to
+ * its mailbox; everything else is touched only by the worker running it. Reference-counted:
+ * the pid table, run queues and anyone who grabbed it hold references. */
+#ifndef STEWARD_PROC_H
+#define STEWARD_PROC_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "delivery.h"
+#include "entry.h"
+#include "proc_ctx.h"
+#include "vm.h"
+#include "worker.h"
+
+typedef struct sw_runtime sw_runtime;
+typedef struct sw_task sw_task;
+
+typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
+
+/* How a process ended: given to its exit callback, its monitors and links. */
+typedef struct sw_exit_info {
+    sw_exit_kind kind;
+    const char *error;           /* FAILED/KILLED: the message, with a traceback when there is one */
+    bool retryable;              /* false only for errors.new{retryable = false} */
+    int code;                    /* exit code for `run -x`: a returned number, 0 for success, 1 for failure */
+    const unsigned char *result; /* encoded table {value = ..., error = ...} for EXIT events */
+    size_t result_len;
+} sw_exit_info;
+
+/* Called on the worker thread as the process ends (after monitors and links are told). */
+typedef void (*sw_exit_fn)(void *arg, uint64_t pid, const sw_exit_info *info);
+/* Called when a process with a service calls process.ready(). */
+typedef void (*sw_ready_fn)(void *arg, uint64_t pid);
+
+typedef struct sw_spawn {
+    const sw_entry *entry;       /* a process.lua */
+    const char *service;         /* service id for logs and ready(), or NULL */
+    const unsigned char *args;   /* encoded arguments (sw_msg_encode), or NULL */
+    size_t args_len;
+    int argc;                    /* or plain string arguments (CLI), when args is NULL */
+    char **argv;
+    uint64_t monitor_by;         /* spawn_monitored: this pid gets an EXIT event */
+    uint64_t monitor_ref;        /* with this monitor reference */
+    uint64_t link_to;            /* spawn_linked: linked to this pid from the start */
+    sw_exit_fn on_exit;
+    sw_ready_fn on_ready;
+    void *cb_arg;
+    sw_worker *worker;           /* NULL: the caller's worker, else round-robin */
+    sw_workers *pool;            /* NULL: the runtime's default host */
+} sw_spawn;
+
+typedef struct pidvec {
+    uint64_t *v;
+    size_t n, cap;
+} pidvec;
+
+struct sw_proc {
+    atomic_int refs;
+    uint64_t id;
+    char pid[32];
+    sw_runtime *rt;
+    sw_worker *worker;           /* home worker: where it is queued when it wakes */
+    sw_proc *next_run;           /* run queue link, owned by the worker queue */
+
+    pthread_mutex_t lock;        /* guards the mailbox, `waiting`, `dead` and `vm` for killers */
+    sw_delivery *mb_head, *mb_tail;
+    bool waiting;                /* nothing to do until a delivery arrives */
+    bool dead;
+    sw_vm *vm;
+
+    /* Below: only the thread running the process. */
+    sw_proc_ctx ctx;
+    const sw_entry *entry;
+    sw_task *tasks;              /* all live tasks */
+    sw_task *ready_head, *ready_tail;
+    sw_task *main, *current;
+    sw_delivery *pending;        /* taken from the mailbox, not yet handled */
+    bool kill_requested;
+    unsigned char *args;         /* encoded arguments for main, or NULL */
+    size_t args_len;
+    int argc;                    /* or CLI strings */
+    char **argv;
+    uint64_t next_task_id, next_ref;
+    int phase;                   /* loading the chunk, then running main */
+    pidvec watchers, watcher_refs, links, monitoring, monitoring_refs;
+    bool trap_links;
+    char *doom;                  /* set when a linked process failed: the reason this one dies */
+    int inbox_ref, events_ref, timers_ref;
+    sw_exit_fn on_exit;
+    sw_ready_fn on_ready;
+    void *cb_arg;
+    char *service;
+};
+
+/* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in
+ * err. Thread: any. */
+uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen);
+
+void sw_proc_retain(sw_proc *p);
+void sw_proc_release(sw_proc *p);
+
+/* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
+ * ready. Thread: the worker that popped it from a run queue. */
+void sw_proc_run(sw_proc *p);
+
+/* Appends d to p's mailbox and queues p if it was waiting. Returns false if p is dead (d is
+ * not consumed: the caller frees or answers it). Thread: any. */
+bool sw_proc_deliver(sw_proc *p, sw_delivery *d);
+
+/* Frees a process that will never run again (the runtime is shutting down and its workers
+ * have stopped): no monitor, link or exit callback hears of it. */
+void sw_proc_discard(sw_proc *p);
+
+/* The process owning L. */
+sw_proc *sw_proc_of(lua_State *L);
+
+/* Per-process references to Lua values anchored in the vm's registry. */
+void sw_proc_push_inbox(sw_proc *p, lua_State *L);
+void sw_proc_push_events(sw_proc *p, lua_State *L);
+uint64_t sw_proc_new_ref(sw_proc *p);
+
+void pidvec_push(pidvec *v, uint64_t x);
+bool pidvec_remove(pidvec *v, uint64_t x);
+void pidvec_free(pidvec *v);
+
+#endif

@@ -1,0 +1,101 @@
+/* The runtime: worker pools and the paths into a process from any thread. */
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+static int cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime_config *cfg)
+{
+    sw_runtime *rt = calloc(1, sizeof *rt);
+    if (!rt) return NULL;
+    rt->registry = reg;
+    rt->log = log;
+    rt->max_message = cfg && cfg->max_message ? cfg->max_message : (size_t)64 << 20;
+    sw_pidtable_init(&rt->pids);
+    int workers = cfg && cfg->workers > 0 ? cfg->workers : cores();
+    if (sw_workers_start(&rt->workers, workers) != 0) {
+        sw_pidtable_destroy(&rt->pids);
+        free(rt);
+        return NULL;
+    }
+    for (size_t i = 0; i < reg->n_entries; i++) rt->n_hosts += reg->entries[i]->kind == SW_KIND_PROCESS_HOST;
+    rt->hosts = calloc(rt->n_hosts ? rt->n_hosts : 1, sizeof *rt->hosts);
+    size_t h = 0;
+    for (size_t i = 0; i < reg->n_entries && rt->hosts; i++) {
+        const sw_entry *e = reg->entries[i];
+        if (e->kind != SW_KIND_PROCESS_HOST) continue;
+        rt->hosts[h].id = e->id;
+        sw_workers_start(&rt->hosts[h].workers, e->as.host.workers > 0 ? (int)e->as.host.workers : cores());
+        h++;
+    }
+    return rt;
+}
+
+void sw_runtime_free(sw_runtime *rt)
+{
+    if (!rt) return;
+    for (size_t i = 0; i < rt->n_hosts; i++) sw_workers_stop(&rt->hosts[i].workers);
+    sw_workers_stop(&rt->workers);
+    /* No thread runs processes any more: free the ones still alive. */
+    for (size_t i = 0; i < rt->pids.cap; i++) {
+        sw_proc *p = rt->pids.slots[i].proc;
+        if (!p) continue;
+        rt->pids.slots[i].proc = NULL;
+        sw_proc_discard(p);
+    }
+    free(rt->hosts);
+    sw_pidtable_destroy(&rt->pids);
+    free(rt);
+}
+
+sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id)
+{
+    for (size_t i = 0; i < rt->n_hosts; i++)
+        if (strcmp(rt->hosts[i].id, host_id) == 0) return &rt->hosts[i].workers;
+    return NULL;
+}
+
+/* A request to a process that is gone gets the answer a dying process would have given. */
+static void answer_dead(sw_runtime *rt, uint64_t to, sw_delivery *d)
+{
+    if (d->type == SW_DLV_MONITOR || d->type == SW_DLV_LINK) {
+        sw_delivery *ans = sw_delivery_new(d->type == SW_DLV_MONITOR ? SW_DLV_EXIT : SW_DLV_LINK_DOWN, to, d->ref, NULL, NULL, 0);
+        if (ans) {
+            ans->failed = true;
+            sw_proc *p = sw_pidtable_grab(&rt->pids, d->from);
+            if (!p || !sw_proc_deliver(p, ans)) free(ans);
+            if (p) sw_proc_release(p);
+        }
+    }
+    free(d);
+}
+
+int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d)
+{
+    sw_proc *p = sw_pidtable_grab(&rt->pids, to);
+    bool ok = p && sw_proc_deliver(p, d);
+    if (p) sw_proc_release(p);
+    if (ok) return 0;
+    answer_dead(rt, to, d);
+    return -1;
+}
+
+int sw_runtime_kill(sw_runtime *rt, uint64_t pid)
+{
+    sw_delivery *d = sw_delivery_new(SW_DLV_KILL, 0, 0, NULL, NULL, 0);
+    if (!d) return -1;
+    sw_proc *p = sw_pidtable_grab(&rt->pids, pid);
+    bool ok = p && sw_proc_deliver(p, d); /* sets the vm's kill flag under the process lock */
+    if (p) sw_proc_release(p);
+    if (!ok) free(d);
+    return ok ? 0 : -1;
+}

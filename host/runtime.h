@@ -1,0 +1,52 @@
+/* The runtime: worker pools (one per process.host, plus the default host), the pid table, the
+ * registry snapshot processes read, and the log. The entry points any thread may use to reach
+ * a process: deliver, kill. Created once per `steward run`; tests may create several. */
+#ifndef STEWARD_RUNTIME_H
+#define STEWARD_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delivery.h"
+#include "log.h"
+#include "pidtable.h"
+#include "registry.h"
+#include "worker.h"
+
+typedef struct sw_host_pool {
+    const char *id;              /* process.host id */
+    sw_workers workers;
+} sw_host_pool;
+
+typedef struct sw_runtime {
+    const sw_registry *registry;
+    sw_pidtable pids;
+    sw_workers workers;          /* the default host */
+    sw_host_pool *hosts;
+    size_t n_hosts;
+    sw_log *log;
+    size_t max_message;          /* bytes; a larger send is an error */
+} sw_runtime;
+
+typedef struct sw_runtime_config {
+    int workers;                 /* default host; 0 = number of cores */
+    size_t max_message;          /* 0 = 64MB */
+} sw_runtime_config;
+
+/* Starts the worker threads of the default host and of every process.host in the registry.
+ * The registry and log must outlive the runtime. NULL on failure. */
+sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime_config *cfg);
+/* Stops every worker (processes still alive are not run again) and frees everything. */
+void sw_runtime_free(sw_runtime *rt);
+
+/* The pool of a process.host id; NULL for the default host or an unknown id. */
+sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
+
+/* Delivers d to the process `to`. 0, or -1 if no such process lives (d is freed, except that
+ * monitor and link requests are answered at once as if the process had just died). */
+int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
+/* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
+int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
+
+#endif

@@ -1,0 +1,1386 @@
+/* One Lua process: a LuaJIT state made with our allocator (byte count, limit), an
+ * allow-list sandbox, a main coroutine run in slices (count hook or interrupt), blocking
+ * host calls passed through user coroutines, kill, and error description.
+ * Builds on the Lua 5.1 C API plus LuaJIT's lua_isyieldable and luaJIT_setmode; the
+ * string pattern functions are replaced by the bounded matcher in the last section. */
+/* _GNU_SOURCE (from the build) gives memmem: linear-time plain string.find */
+#include "vm.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <luajit.h>
+
+/* Why the last yield happened: set just before a host-caused yield, read and cleared by
+ * the resumer in C right after lua_resume returns, so no Lua code can run in between. */
+enum { WHY_USER, WHY_PREEMPT, WHY_BLOCK };
+enum { PHASE_NEW, PHASE_LIVE, PHASE_OVER };
+
+#define RETRY_COUNT 1000 /* reductions = 0: instructions before retrying a refused yield */
+#define MAX_NESTING 200  /* coroutine.resume depth (C stack), as LUAI_MAXCCALLS */
+#define N_BUILTIN_LAZY 4
+
+struct sw_vm {
+    lua_State *L;  /* main state: host registrations, anchors; never runs process code */
+    lua_State *co; /* the process's main coroutine */
+    void *owner;
+    size_t mem, limit;
+    int reductions, jit;
+    int phase, why, oom, nesting;
+    sw_vm_status final, last; /* final: once over; last: the latest resumable status */
+    atomic_int killed;
+    atomic_flag hook_lock; /* serialises lua_sethook between this vm's thread and interrupters */
+    int running, armed;    /* reductions = 0 only; guarded by hook_lock */
+    uint64_t opened;       /* lazy globals already opened: builtins, then host libs */
+    const sw_vm_lib *libs;
+    char *errmsg;
+};
+
+static void vm_hook(lua_State *L, lua_Debug *ar);
+
+/* ---- allocator ------------------------------------------------------------------------ */
+
+/* Counts every byte of the state. Growing over the limit fails (LuaJIT raises "not enough
+ * memory") and marks the process: it will fail with "memory limit exceeded" even if user
+ * code catches that error. Shrinking and freeing always succeed. */
+static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    sw_vm *vm = ud;
+    size_t old = ptr ? osize : 0;
+    void *p;
+    if (nsize == 0) {
+        vm->mem -= old;
+        free(ptr);
+        return NULL;
+    }
+    if (vm->limit && nsize > old && vm->mem - old + nsize > vm->limit) {
+        vm->oom = 1;
+        return NULL;
+    }
+    p = realloc(ptr, nsize);
+    if (p)
+        vm->mem = vm->mem - old + nsize;
+    return p;
+}
+
+sw_vm *sw_vm_of(lua_State *L)
+{
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+void *sw_vm_owner(lua_State *L) { return sw_vm_of(L)->owner; }
+
+/* Host-side stack work (moving values, describing errors) happens outside any protected
+ * call, where an allocation failure would make LuaJIT panic: lift the limit meanwhile. */
+static size_t limit_lift(sw_vm *vm)
+{
+    size_t lim = vm->limit;
+    vm->limit = 0;
+    return lim;
+}
+
+static void limit_restore(sw_vm *vm, size_t lim) { vm->limit = lim; }
+
+/* ---- hook: preemption and kill -------------------------------------------------------- */
+
+static void hook_lock(sw_vm *vm)
+{
+    while (atomic_flag_test_and_set_explicit(&vm->hook_lock, memory_order_acquire))
+        ;
+}
+
+static void hook_unlock(sw_vm *vm)
+{
+    atomic_flag_clear_explicit(&vm->hook_lock, memory_order_release);
+}
+
+/* Sets the count hook to fire after `count` instructions (0: none). With reductions = 0 an
+ * interrupter may set it concurrently, hence the lock; with a count hook nobody else does. */
+static void hook_arm(sw_vm *vm, int count)
+{
+    int tick = vm->reductions == 0;
+    if (tick)
+        hook_lock(vm);
+    lua_sethook(vm->L, count ? vm_hook : NULL, count ? LUA_MASKCOUNT : 0, count);
+    vm->armed = count != 0;
+    if (tick)
+        hook_unlock(vm);
+}
+
+static int dying(sw_vm *vm)
+{
+    return vm->oom || atomic_load_explicit(&vm->killed, memory_order_relaxed);
+}
+
+/* Raises the kill (or memory) error and arms the hook to fire at every instruction: any
+ * pcall, xpcall handler or coroutine.resume that catches it raises again at its next
+ * instruction, so the error always reaches the main coroutine. */
+static void die(sw_vm *vm, lua_State *L)
+{
+    hook_arm(vm, 1);
+    lua_pushstring(L, vm->oom ? "memory limit exceeded" : "killed");
+    lua_error(L);
+}
+
+/* lua_isyieldable is exactly the test lua_yield makes (the current C frame was entered by
+ * lua_resume): false inside a sort comparator, gsub callback, xpcall handler or any Lua
+ * called through lua_call, and on the main state. Walking frames for C functions misses the
+ * xpcall handler of an error raised by a VM instruction, so it is not used. */
+static void vm_hook(lua_State *L, lua_Debug *ar)
+{
+    sw_vm *vm = sw_vm_of(L);
+    (void)ar;
+    if (dying(vm))
+        die(vm, L);
+    if (!lua_isyieldable(L)) {
+        if (vm->reductions == 0)
+            hook_arm(vm, RETRY_COUNT);
+        return; /* a count hook simply tries again at its next count */
+    }
+    if (vm->reductions == 0)
+        hook_arm(vm, 0);
+    vm->why = WHY_PREEMPT;
+    lua_yield(L, 0); /* a hook may only yield zero values */
+}
+
+void sw_vm_interrupt(sw_vm *vm)
+{
+    if (vm->reductions != 0 || vm->jit)
+        return;
+    hook_lock(vm);
+    if (vm->running && !vm->armed) {
+        lua_sethook(vm->L, vm_hook, LUA_MASKCOUNT, 1);
+        vm->armed = 1;
+    }
+    hook_unlock(vm);
+}
+
+void sw_vm_kill(sw_vm *vm)
+{
+    atomic_store(&vm->killed, 1);
+    sw_vm_interrupt(vm);
+}
+
+/* Brackets one lua_resume of the main coroutine: interrupts only land while it runs, and a
+ * stale one is cleared at the end so the next slice starts fresh. */
+static int run_slice(sw_vm *vm, int nargs)
+{
+    int tick = vm->reductions == 0 && !vm->jit, rc;
+    if (tick) {
+        hook_lock(vm);
+        vm->running = 1;
+        hook_unlock(vm);
+    }
+    rc = lua_resume(vm->co, nargs);
+    if (tick) {
+        hook_lock(vm);
+        vm->running = 0;
+        if (vm->armed)
+            lua_sethook(vm->L, NULL, 0, 0);
+        vm->armed = 0;
+        hook_unlock(vm);
+    }
+    return rc;
+}
+
+/* ---- coroutines: host yields pass through user coroutines ----------------------------- */
+
+/* Why a coroutine cannot be resumed, with LuaJIT's own messages, or NULL. */
+static const char *resume_refusal(lua_State *L, lua_State *co)
+{
+    lua_Debug ar;
+    int st = lua_status(co);
+    if (st == LUA_YIELD)
+        return NULL;
+    if (st != 0)
+        return "cannot resume dead coroutine";
+    if (co == L || lua_getstack(co, 0, &ar))
+        return "cannot resume non-suspended coroutine";
+    return lua_gettop(co) == 0 ? "cannot resume dead coroutine" : NULL;
+}
+
+static int step_refused(lua_State *L, const char *msg)
+{
+    lua_pushinteger(L, WHY_USER);
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, msg);
+    return 3;
+}
+
+/* step(co, ...) -> why, ...: resumes co like coroutine.resume and returns why it stopped
+ * first, read in C right after lua_resume. WHY_USER: then ok, values as coroutine.resume.
+ * Otherwise the values a host yield handed over (none for a preemption). */
+static int co_step(lua_State *L)
+{
+    sw_vm *vm = sw_vm_of(L);
+    lua_State *co = lua_tothread(L, 1);
+    int nargs = lua_gettop(L) - 1, rc, why, n;
+    const char *refusal = resume_refusal(L, co);
+    if (refusal)
+        return step_refused(L, refusal);
+    if (vm->nesting >= MAX_NESTING)
+        return step_refused(L, "C stack overflow");
+    if (!lua_checkstack(co, nargs))
+        return step_refused(L, "too many arguments to resume");
+    lua_xmove(L, co, nargs);
+    vm->nesting++;
+    rc = lua_resume(co, nargs);
+    vm->nesting--;
+    why = vm->why;
+    vm->why = WHY_USER;
+    if (dying(vm))
+        die(vm, L);
+    if (rc != 0 && rc != LUA_YIELD) {
+        lua_pushinteger(L, WHY_USER);
+        lua_pushboolean(L, 0);
+        lua_xmove(co, L, 1);
+        return 3;
+    }
+    n = lua_gettop(co);
+    if (!lua_checkstack(L, n + 2)) {
+        lua_settop(co, 0);
+        return step_refused(L, "too many results to resume");
+    }
+    lua_pushinteger(L, why);
+    if (why == WHY_USER)
+        lua_pushboolean(L, 1);
+    lua_xmove(co, L, n);
+    return n + 1 + (why == WHY_USER);
+}
+
+/* pass(why, ...): yields the current coroutine outward with the same meaning as the inner
+ * host yield; its results (what the scheduler resumes with) go back into the inner one.
+ * If this coroutine cannot yield (its resumer runs inside a C callback), a preemption is
+ * dropped (the inner coroutine just continues) and a block is an error. */
+static int co_pass(lua_State *L)
+{
+    sw_vm *vm = sw_vm_of(L);
+    int why = (int)lua_tointeger(L, 1);
+    if (!lua_isyieldable(L)) {
+        if (why == WHY_BLOCK)
+            return luaL_error(L, "cannot block: a resumer of this coroutine is inside a C "
+                                 "call (sort comparator, gsub callback, error handler)");
+        return 0;
+    }
+    vm->why = why;
+    return lua_yield(L, lua_gettop(L) - 1);
+}
+
+/* The sandbox's coroutine.resume and coroutine.wrap. Lua, because only Lua frames can yield
+ * and later continue; the flag itself is read by step in C. A preemption or block of the
+ * inner coroutine makes settle yield outward (pass) and step in again when resumed. */
+static const char wrap_src[] =
+    "local step, pass, create, type, error = ...\n"
+    "local function settle(co, why, ...)\n"
+    "  if why == 0 then return ... end\n"
+    "  return settle(co, step(co, pass(why, ...)))\n"
+    "end\n"
+    "local function resume(co, ...)\n"
+    "  if type(co) ~= 'thread' then\n"
+    "    error(\"bad argument #1 to 'resume' (coroutine expected)\", 2)\n"
+    "  end\n"
+    "  return settle(co, step(co, ...))\n"
+    "end\n"
+    "local function unwrap(ok, ...)\n"
+    "  if ok then return ... end\n"
+    "  local e = ...\n"
+    "  error(e, type(e) == 'string' and 2 or 0)\n"
+    "end\n"
+    "local function wrap(f)\n"
+    "  if type(f) ~= 'function' then\n"
+    "    error(\"bad argument #1 to 'wrap' (function expected, got \" .. type(f) .. ')', 2)\n"
+    "  end\n"
+    "  local co = create(f)\n"
+    "  return function(...) return unwrap(settle(co, step(co, ...))) end\n"
+    "end\n"
+    "return resume, wrap\n";
+
+/* Parsing that chunk costs ~14 us per process, loading its bytecode under 1 us: compile it
+ * once per program (an immutable cache; text is the fallback if this fails). */
+static struct {
+    char *code;
+    size_t len;
+} wrap_bc;
+static once_flag wrap_once = ONCE_FLAG_INIT;
+
+static void *plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+static int bc_write(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    char *grown = realloc(wrap_bc.code, wrap_bc.len + sz);
+    (void)L;
+    (void)ud;
+    if (!grown)
+        return 1;
+    memcpy(grown + wrap_bc.len, p, sz);
+    wrap_bc.code = grown;
+    wrap_bc.len += sz;
+    return 0;
+}
+
+static void wrap_compile(void)
+{
+    lua_State *L = lua_newstate(plain_alloc, NULL);
+    if (!L)
+        return;
+    if (luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=[coroutine]") != 0 ||
+        lua_dump(L, bc_write, NULL) != 0) {
+        free(wrap_bc.code);
+        wrap_bc.code = NULL;
+    }
+    lua_close(L);
+}
+
+static void load_wrappers(lua_State *L)
+{
+    call_once(&wrap_once, wrap_compile);
+    if (wrap_bc.code)
+        luaL_loadbuffer(L, wrap_bc.code, wrap_bc.len, "=[coroutine]");
+    else
+        luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=[coroutine]");
+    if (!lua_isfunction(L, -1))
+        lua_error(L); /* only out of memory: the chunk itself is fixed */
+}
+
+/* ---- sandbox -------------------------------------------------------------------------- */
+
+static const char *const base_allowed[] = {
+    "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
+    "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "tonumber",
+    "tostring", "type", "unpack", "xpcall", NULL};
+static const char *const string_allowed[] = {
+    "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep",
+    "reverse", "sub", "upper", NULL};
+static const char *const table_allowed[] = {
+    "concat", "foreach", "foreachi", "getn", "insert", "maxn", "move", "remove", "sort", NULL};
+static const char *const math_allowed[] = {
+    "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
+    "fmod", "frexp", "huge", "ldexp", "log", "log10", "max", "min", "modf", "pi", "pow",
+    "rad", "random", "randomseed", "sin", "sinh", "sqrt", "tan", "tanh", NULL};
+static const char *const bit_allowed[] = {
+    "arshift", "band", "bnot", "bor", "bswap", "bxor", "lshift", "rol", "ror", "rshift",
+    "tobit", "tohex", NULL};
+static const char *const coroutine_allowed[] = {
+    "create", "isyieldable", "resume", "running", "status", "wrap", "yield", NULL};
+
+static int listed(const char *const *names, const char *s)
+{
+    for (; *names; names++)
+        if (strcmp(*names, s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Removes every key of the table at idx that is not in names (an allow-list, so functions
+ * a future LuaJIT adds stay out until someone reviews them). */
+static void keep_only(lua_State *L, int idx, const char *const *names)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING || !listed(names, lua_tostring(L, -1))) {
+            lua_pushvalue(L, -1);
+            lua_pushnil(L);
+            lua_rawset(L, idx); /* clearing a field during traversal is allowed */
+        }
+    }
+}
+
+/* load(chunk [, chunkname [, mode [, env]]]) and loadstring: text only, whatever mode says. */
+static int sb_load(lua_State *L)
+{
+    size_t len;
+    const char *s = lua_type(L, 1) == LUA_TSTRING ? lua_tolstring(L, 1, &len) : NULL;
+    const char *msg;
+    if (s && len > 0 && s[0] == '\033') {
+        lua_pushnil(L);
+        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
+        return 2;
+    }
+    lua_settop(L, 4);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 4, LUA_MULTRET);
+    msg = lua_gettop(L) == 2 && lua_isnil(L, 1) ? lua_tostring(L, 2) : NULL;
+    if (msg && strstr(msg, "wrong mode")) { /* a reader function produced bytecode */
+        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
+        lua_replace(L, 2);
+    }
+    return lua_gettop(L);
+}
+
+static int sb_collectgarbage(lua_State *L)
+{
+    const char *opt = luaL_optstring(L, 1, "collect");
+    if (strcmp(opt, "count") != 0)
+        return luaL_error(L, "collectgarbage('%s') is not allowed (only 'count')", opt);
+    lua_pushnumber(L, lua_gc(L, LUA_GCCOUNT, 0) + lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
+    return 1;
+}
+
+/* print: tab-separated tostring of the arguments, written as one line with one fwrite so
+ * lines of processes on different threads never interleave. */
+static int sb_print(lua_State *L)
+{
+    int n = lua_gettop(L), i;
+    size_t len;
+    const char *line;
+    luaL_Buffer b;
+    lua_getglobal(L, "tostring");
+    luaL_buffinit(L, &b);
+    for (i = 1; i <= n; i++) {
+        if (i > 1)
+            luaL_addchar(&b, '\t');
+        lua_pushvalue(L, n + 1);
+        lua_pushvalue(L, i);
+        lua_call(L, 1, 1);
+        if (!lua_isstring(L, -1))
+            return luaL_error(L, "'tostring' must return a string to 'print'");
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '\n');
+    luaL_pushresult(&b);
+    line = lua_tolstring(L, -1, &len);
+    fwrite(line, 1, len, stdout);
+    return 0;
+}
+
+static int str_find(lua_State *L);
+static int str_match(lua_State *L);
+static int str_gmatch(lua_State *L);
+static int str_gsub(lua_State *L);
+
+static const luaL_Reg string_safe[] = {
+    {"find", str_find}, {"match", str_match}, {"gmatch", str_gmatch}, {"gsub", str_gsub},
+    {NULL, NULL}};
+
+/* string: allow-list, bounded pattern functions, and a protected metatable (getmetatable("")
+ * returns false). The metatable's __index stays the process's own string table, as in Lua:
+ * a process that overwrites string.upper breaks ("a"):upper() for itself only. */
+static void sandbox_string(lua_State *L)
+{
+    lua_getglobal(L, "string");
+    keep_only(L, lua_gettop(L), string_allowed);
+    luaL_register(L, NULL, string_safe);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+}
+
+static void sandbox_base(lua_State *L)
+{
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    keep_only(L, lua_gettop(L), base_allowed);
+    lua_pop(L, 1);
+}
+
+static int open_lib(lua_State *L, lua_CFunction open, const char *const *allowed)
+{
+    lua_pushcfunction(L, open);
+    lua_call(L, 0, 1);
+    keep_only(L, lua_gettop(L), allowed);
+    return 1;
+}
+
+static int open_table(lua_State *L) { return open_lib(L, luaopen_table, table_allowed); }
+static int open_math(lua_State *L) { return open_lib(L, luaopen_math, math_allowed); }
+static int open_bit(lua_State *L) { return open_lib(L, luaopen_bit, bit_allowed); }
+
+static int open_coroutine(lua_State *L)
+{
+    int t;
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    lua_getfield(L, -1, "coroutine"); /* made by luaopen_base, hidden from _G until now */
+    t = lua_gettop(L);
+    keep_only(L, t, coroutine_allowed);
+    load_wrappers(L);
+    lua_pushcfunction(L, co_step);
+    lua_pushcfunction(L, co_pass);
+    lua_getfield(L, t, "create");
+    lua_getglobal(L, "type");
+    lua_getglobal(L, "error");
+    lua_call(L, 5, 2);
+    lua_setfield(L, t, "wrap");
+    lua_setfield(L, t, "resume");
+    return 1;
+}
+
+static const sw_vm_lib builtin_lazy[N_BUILTIN_LAZY] = {
+    {"table", open_table}, {"math", open_math}, {"bit", open_bit}, {"coroutine", open_coroutine}};
+
+/* Pushes the value of lazy global `name` (builtin index b or -1, host index h or -1). */
+static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)
+{
+    if (b >= 0) {
+        lua_pushcfunction(L, builtin_lazy[b].open);
+        lua_call(L, 0, 1);
+    } else {
+        lua_pushnil(L);
+    }
+    if (host) {
+        lua_pushcfunction(L, host->open);
+        lua_insert(L, -2);
+        lua_call(L, 1, 1);
+    }
+}
+
+/* __index of the globals: opens a lazy global on first read (once: a global the process
+ * sets to nil later stays nil). */
+static int lazy_index(lua_State *L)
+{
+    sw_vm *vm = sw_vm_of(L);
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    const sw_vm_lib *host = NULL;
+    int b = -1, i;
+    if (!k)
+        return 0;
+    for (i = 0; i < N_BUILTIN_LAZY; i++)
+        if (!(vm->opened >> i & 1) && strcmp(builtin_lazy[i].name, k) == 0)
+            b = i;
+    for (i = 0; vm->libs && vm->libs[i].name && i < 32; i++)
+        if (!(vm->opened >> (N_BUILTIN_LAZY + i) & 1) && strcmp(vm->libs[i].name, k) == 0)
+            host = &vm->libs[i];
+    if (b < 0 && !host)
+        return 0;
+    if (b >= 0)
+        vm->opened |= (uint64_t)1 << b;
+    if (host)
+        vm->opened |= (uint64_t)1 << (N_BUILTIN_LAZY + (host - vm->libs));
+    lazy_open(L, b, host);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_GLOBALSINDEX);
+    return 1;
+}
+
+/* The globals' metatable is protected (getmetatable(_G) is false, setmetatable(_G) raises):
+ * replacing it would silently drop the lazy libraries. */
+static void sandbox_lazy(lua_State *L)
+{
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, lazy_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, LUA_GLOBALSINDEX);
+}
+
+/* Removes what luaopen_jit registered: the process must not reach the jit module. */
+static void jit_hide(lua_State *L)
+{
+    lua_pushnil(L);
+    lua_setglobal(L, "jit");
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "jit");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "jit.opt");
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "_PRELOAD");
+}
+
+static void call_open(lua_State *L, lua_CFunction open)
+{
+    lua_pushcfunction(L, open);
+    lua_call(L, 0, 0);
+}
+
+/* Everything sw_vm_new builds, under lua_cpcall so running out of memory is an error. */
+static int vm_setup(lua_State *L)
+{
+    sw_vm *vm = lua_touserdata(L, 1);
+    call_open(L, luaopen_base);
+    call_open(L, luaopen_string);
+    lua_getglobal(L, "load"); /* the original, as the sandbox wrapper's upvalue */
+    sandbox_base(L);
+    lua_pushcclosure(L, sb_load, 1);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "load");
+    lua_setglobal(L, "loadstring");
+    lua_pushcfunction(L, sb_collectgarbage);
+    lua_setglobal(L, "collectgarbage");
+    lua_pushcfunction(L, sb_print);
+    lua_setglobal(L, "print");
+    sandbox_string(L);
+    sandbox_lazy(L);
+    if (vm->jit) {
+        call_open(L, luaopen_jit); /* CPU detection and JIT on; then hidden */
+        jit_hide(L);
+    } else {
+        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+        if (vm->reductions > 0)
+            lua_sethook(L, vm_hook, LUA_MASKCOUNT, vm->reductions);
+    }
+    vm->co = lua_newthread(L);
+    luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
+{
+    sw_vm *vm = calloc(1, sizeof *vm);
+    if (!vm)
+        return NULL;
+    vm->owner = owner;
+    vm->reductions = lim ? lim->reductions : SW_VM_REDUCTIONS_DEFAULT;
+    vm->jit = lim ? lim->jit : 0;
+    atomic_init(&vm->killed, 0);
+    atomic_flag_clear(&vm->hook_lock);
+    vm->L = lua_newstate(vm_alloc, vm);
+    if (!vm->L || lua_cpcall(vm->L, vm_setup, vm) != 0) {
+        if (vm->L)
+            lua_close(vm->L);
+        free(vm);
+        return NULL;
+    }
+    vm->limit = lim ? lim->memory : 0; /* from here on: creation itself never hits it */
+    return vm;
+}
+
+void sw_vm_free(sw_vm *vm)
+{
+    if (!vm)
+        return;
+    vm->limit = 0; /* finalizers of host userdata may still allocate */
+    lua_close(vm->L);
+    free(vm->errmsg);
+    free(vm);
+}
+
+lua_State *sw_vm_lua(sw_vm *vm) { return vm->L; }
+lua_State *sw_vm_thread(sw_vm *vm) { return vm->co; }
+size_t sw_vm_memory(const sw_vm *vm) { return vm->mem; }
+const char *sw_vm_error(sw_vm *vm) { return vm->errmsg; }
+void sw_vm_set_libs(sw_vm *vm, const sw_vm_lib *libs) { vm->libs = libs; }
+
+/* ---- running: start, resume, block, outcome ------------------------------------------- */
+
+static void set_error(sw_vm *vm, const char *msg)
+{
+    free(vm->errmsg);
+    vm->errmsg = strdup(msg);
+}
+
+/* A final status: the process will not run again, so its limit and hook go away (the host
+ * reads results and errors without tripping either). */
+static sw_vm_status finish(sw_vm *vm, sw_vm_status st)
+{
+    vm->phase = PHASE_OVER;
+    vm->final = st;
+    vm->limit = 0;
+    hook_arm(vm, 0);
+    if (st == SW_VM_KILLED)
+        set_error(vm, "killed");
+    return st;
+}
+
+/* The text of the error value at the top of the main coroutine, with its traceback, without
+ * ever calling a metamethod (S13: a __tostring that loops must not hang the host). */
+static int describe(lua_State *L)
+{
+    sw_vm *vm = lua_touserdata(L, 1);
+    char head[64];
+    const char *msg = head;
+    lua_xmove(vm->co, L, 1); /* take the value, give it back: a number must stay a number */
+    lua_pushvalue(L, -1);
+    lua_xmove(L, vm->co, 1);
+    if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) {
+        msg = lua_tostring(L, -1);
+    } else {
+        snprintf(head, sizeof head, "(error object is a %s value)", luaL_typename(L, -1));
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushliteral(L, "message");
+            lua_rawget(L, -2);
+            if (lua_type(L, -1) == LUA_TSTRING)
+                msg = lua_tostring(L, -1);
+        }
+    }
+    luaL_traceback(L, vm->co, msg, 0);
+    set_error(vm, lua_tostring(L, -1));
+    return 0;
+}
+
+/* FAILED. msg, if given, becomes the raw error value (pushed on the main coroutine);
+ * otherwise the error lua_resume left there is described. */
+static sw_vm_status fail(sw_vm *vm, const char *msg)
+{
+    finish(vm, SW_VM_FAILED);
+    if (msg && lua_checkstack(vm->co, 2)) {
+        lua_pushstring(vm->L, msg);
+        lua_xmove(vm->L, vm->co, 1);
+    }
+    if (lua_cpcall(vm->L, describe, vm) != 0) {
+        lua_pop(vm->L, 1);
+        set_error(vm, msg ? msg : "error (no memory left to describe it)");
+    }
+    return SW_VM_FAILED;
+}
+
+static sw_vm_status after_slice(sw_vm *vm, int rc)
+{
+    int why = vm->why;
+    vm->why = WHY_USER;
+    if (atomic_load(&vm->killed))
+        return finish(vm, SW_VM_KILLED);
+    if (vm->oom)
+        return fail(vm, "memory limit exceeded");
+    if (rc == LUA_YIELD && why == WHY_PREEMPT)
+        return vm->last = SW_VM_PREEMPTED;
+    if (rc == LUA_YIELD && why == WHY_BLOCK)
+        return vm->last = SW_VM_BLOCKED;
+    if (rc == LUA_YIELD)
+        return fail(vm, "attempt to yield from outside a coroutine");
+    if (rc == 0)
+        return finish(vm, SW_VM_DONE);
+    return fail(vm, NULL);
+}
+
+int sw_vm_load(sw_vm *vm, const char *chunkname, const char *src, size_t len,
+               char *err, size_t errlen)
+{
+    int rc;
+    const char *msg;
+    if (len > 0 && src[0] == '\033') {
+        snprintf(err, errlen, "%s: binary chunks are not allowed", chunkname);
+        return -1;
+    }
+    rc = luaL_loadbufferx(vm->L, src, len, chunkname, "t");
+    if (rc == 0)
+        return 0;
+    msg = vm->oom || rc == LUA_ERRMEM ? "memory limit exceeded" : lua_tostring(vm->L, -1);
+    snprintf(err, errlen, "%s", msg ? msg : "cannot load chunk");
+    lua_pop(vm->L, 1);
+    return -1;
+}
+
+sw_vm_status sw_vm_start(sw_vm *vm, int nargs)
+{
+    lua_State *L = vm->L;
+    size_t lim;
+    if (vm->phase != PHASE_NEW)
+        return SW_VM_FAILED;
+    vm->phase = PHASE_LIVE;
+    if (nargs < 0 || lua_gettop(L) < nargs + 1 || !lua_isfunction(L, -(nargs + 1)))
+        return fail(vm, "sw_vm_start: no function to run");
+    if (atomic_load(&vm->killed)) {
+        lua_pop(L, nargs + 1);
+        return finish(vm, SW_VM_KILLED);
+    }
+    lim = limit_lift(vm);
+    if (!lua_checkstack(vm->co, nargs + 1)) {
+        limit_restore(vm, lim);
+        return fail(vm, "sw_vm_start: too many arguments");
+    }
+    lua_xmove(L, vm->co, nargs + 1);
+    limit_restore(vm, lim);
+    return after_slice(vm, run_slice(vm, nargs));
+}
+
+/* Leaves only the top n values on the main coroutine (the resume values). */
+static void keep_top(sw_vm *vm, int n)
+{
+    lua_State *co = vm->co;
+    size_t lim;
+    if (lua_gettop(co) == n)
+        return;
+    lim = limit_lift(vm);
+    lua_checkstack(vm->L, n);
+    lua_xmove(co, vm->L, n);
+    lua_settop(co, 0);
+    lua_xmove(vm->L, co, n);
+    limit_restore(vm, lim);
+}
+
+sw_vm_status sw_vm_resume(sw_vm *vm, int nvalues)
+{
+    if (vm->phase == PHASE_OVER)
+        return vm->final;
+    if (vm->phase == PHASE_NEW)
+        return SW_VM_FAILED;
+    if (atomic_load(&vm->killed))
+        return finish(vm, SW_VM_KILLED);
+    if (vm->last == SW_VM_PREEMPTED || nvalues < 0)
+        nvalues = 0; /* a hook yield must be resumed with nothing */
+    if (nvalues > lua_gettop(vm->co))
+        nvalues = lua_gettop(vm->co);
+    keep_top(vm, nvalues);
+    return after_slice(vm, run_slice(vm, nvalues));
+}
+
+int sw_vm_block(lua_State *L, int nresults)
+{
+    sw_vm *vm = sw_vm_of(L);
+    if (!lua_isyieldable(L))
+        return luaL_error(L, "cannot block here: inside a C call (sort comparator, gsub "
+                             "callback, error handler) or outside the process");
+    vm->why = WHY_BLOCK;
+    return lua_yield(L, nresults);
+}
+
+/* ---- bounded pattern matching ----------------------------------------------------------
+ * string.find/match/gmatch/gsub with Lua 5.1's (and LuaJIT's) pattern semantics, written
+ * afresh with a work budget: LuaJIT's matcher is C where no hook fires, so a backtracking
+ * pattern (("a?"):rep(30) .. ("a"):rep(30)) would hold the thread for minutes. Every step
+ * (an entry into match, a character tried by an expansion) costs one unit; a call may spend
+ * PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * #subject units, then raises "pattern too complex".
+ * It also polls the kill flag, so a kill lands inside a long match. Plain find uses memmem
+ * (linear; LuaJIT's memchr+memcmp loop is quadratic on "aaa...ab" needles). */
+
+#define PM_BUDGET_BASE ((int64_t)1 << 24)
+#define PM_BUDGET_PER_BYTE 256
+#define PM_POLL_MASK 1023
+#define PM_MAX_DEPTH 200 /* recursion, as LuaJIT: beyond it "pattern too complex" */
+#define PM_CAP_UNFINISHED (-1)
+#define PM_CAP_POSITION (-2)
+
+typedef struct pm_state {
+    const char *src, *src_end; /* subject */
+    const char *p_end;         /* pattern end: its first '\0', as in LuaJIT */
+    lua_State *L;
+    sw_vm *vm;
+    int64_t budget;
+    int depth, level;
+    struct {
+        const char *init;
+        ptrdiff_t len;
+    } cap[LUA_MAXCAPTURES];
+} pm_state;
+
+static const char *pm_match(pm_state *ms, const char *s, const char *p);
+
+static void pm_init(pm_state *ms, lua_State *L, const char *s, size_t ls, const char *p)
+{
+    ms->L = L;
+    ms->vm = sw_vm_of(L);
+    ms->src = s;
+    ms->src_end = s + ls;
+    ms->p_end = p + strlen(p);
+    ms->budget = PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * (int64_t)ls;
+    ms->depth = ms->level = 0;
+}
+
+static void pm_spend(pm_state *ms, int64_t units)
+{
+    int64_t before = ms->budget;
+    ms->budget -= units;
+    if (ms->budget < 0)
+        luaL_error(ms->L, "pattern too complex");
+    if ((before ^ ms->budget) & ~(int64_t)PM_POLL_MASK && dying(ms->vm))
+        die(ms->vm, ms->L);
+}
+
+/* ASCII classes of the C locale, as LuaJIT (never the process's locale). */
+static int pm_class(int c, int cl)
+{
+    int res;
+    switch (cl | 0x20) {
+    case 'a': res = (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; break;
+    case 'c': res = c < 32 || c == 127; break;
+    case 'd': res = c >= '0' && c <= '9'; break;
+    case 'g': res = c > 32 && c < 127; break;
+    case 'l': res = c >= 'a' && c <= 'z'; break;
+    case 'p': res = c > 32 && c < 127 && !pm_class(c, 'w'); break;
+    case 's': res = c == ' ' || (c >= '\t' && c <= '\r'); break;
+    case 'u': res = c >= 'A' && c <= 'Z'; break;
+    case 'w': res = pm_class(c, 'a') || pm_class(c, 'd'); break;
+    case 'x': res = pm_class(c, 'd') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); break;
+    case 'z': res = c == 0; break;
+    default: return cl == c;
+    }
+    return (cl & 0x20) ? res : !res; /* an upper-case class letter is the complement */
+}
+
+/* Where the single-character class starting at p ends. */
+static const char *pm_class_end(pm_state *ms, const char *p)
+{
+    char c = *p++;
+    if (c == '%') {
+        if (p == ms->p_end)
+            luaL_error(ms->L, "malformed pattern (ends with '%%')");
+        return p + 1;
+    }
+    if (c == '[') {
+        if (*p == '^')
+            p++;
+        do { /* the first character is a member even if it is ']' */
+            if (p == ms->p_end)
+                luaL_error(ms->L, "malformed pattern (missing ']')");
+            if (*p++ == '%' && p < ms->p_end)
+                p++;
+        } while (*p != ']');
+        return p + 1;
+    }
+    return p;
+}
+
+/* c against the set p[0] == '[' .. ec[0] == ']'. */
+static int pm_bracket(int c, const char *p, const char *ec)
+{
+    int found = 1;
+    if (p[1] == '^') {
+        found = 0;
+        p++;
+    }
+    while (++p < ec) {
+        if (*p == '%') {
+            p++;
+            if (pm_class(c, (unsigned char)*p))
+                return found;
+        } else if (p[1] == '-' && p + 2 < ec) {
+            if ((unsigned char)p[0] <= c && c <= (unsigned char)p[2])
+                return found;
+            p += 2;
+        } else if ((unsigned char)*p == c) {
+            return found;
+        }
+    }
+    return !found;
+}
+
+static int pm_single(pm_state *ms, const char *s, const char *p, const char *ep)
+{
+    int c;
+    if (s >= ms->src_end)
+        return 0;
+    c = (unsigned char)*s;
+    switch (*p) {
+    case '.': return 1;
+    case '%': return pm_class(c, (unsigned char)p[1]);
+    case '[': return pm_bracket(c, p, ep - 1);
+    default: return (unsigned char)*p == c;
+    }
+}
+
+static const char *pm_balance(pm_state *ms, const char *s, const char *p)
+{
+    int open, close, depth = 1;
+    if (p + 1 >= ms->p_end)
+        luaL_error(ms->L, "unbalanced pattern");
+    if (s >= ms->src_end || *s != *p)
+        return NULL;
+    open = p[0];
+    close = p[1];
+    while (++s < ms->src_end) {
+        pm_spend(ms, 1);
+        if (*s == close) {
+            if (--depth == 0)
+                return s + 1;
+        } else if (*s == open) {
+            depth++;
+        }
+    }
+    return NULL;
+}
+
+static const char *pm_frontier(pm_state *ms, const char *s, const char *p, const char **next)
+{
+    int prev, cur;
+    if (*p != '[')
+        luaL_error(ms->L, "missing '[' after '%%f' in pattern");
+    *next = pm_class_end(ms, p);
+    prev = s == ms->src ? 0 : (unsigned char)s[-1];
+    cur = s < ms->src_end ? (unsigned char)*s : 0;
+    if (pm_bracket(prev, p, *next - 1) || !pm_bracket(cur, p, *next - 1))
+        return NULL;
+    return s;
+}
+
+static const char *pm_backref(pm_state *ms, const char *s, int digit)
+{
+    int l = digit - '1';
+    size_t len;
+    if (l < 0 || l >= ms->level || ms->cap[l].len == PM_CAP_UNFINISHED)
+        luaL_error(ms->L, "invalid capture index");
+    len = (size_t)ms->cap[l].len; /* a position capture never matches, as in Lua */
+    pm_spend(ms, 1 + (int64_t)(len / 16));
+    if ((size_t)(ms->src_end - s) >= len && memcmp(ms->cap[l].init, s, len) == 0)
+        return s + len;
+    return NULL;
+}
+
+static const char *pm_start_capture(pm_state *ms, const char *s, const char *p, ptrdiff_t what)
+{
+    const char *r;
+    if (ms->level >= LUA_MAXCAPTURES)
+        luaL_error(ms->L, "too many captures");
+    ms->cap[ms->level].init = s;
+    ms->cap[ms->level].len = what;
+    ms->level++;
+    if (!(r = pm_match(ms, s, p)))
+        ms->level--;
+    return r;
+}
+
+static const char *pm_end_capture(pm_state *ms, const char *s, const char *p)
+{
+    const char *r;
+    int l = ms->level - 1;
+    while (l >= 0 && ms->cap[l].len != PM_CAP_UNFINISHED)
+        l--;
+    if (l < 0)
+        luaL_error(ms->L, "invalid pattern capture");
+    ms->cap[l].len = s - ms->cap[l].init;
+    if (!(r = pm_match(ms, s, p)))
+        ms->cap[l].len = PM_CAP_UNFINISHED;
+    return r;
+}
+
+static const char *pm_max_expand(pm_state *ms, const char *s, const char *p, const char *ep)
+{
+    ptrdiff_t i = 0;
+    while (pm_single(ms, s + i, p, ep)) {
+        pm_spend(ms, 1);
+        i++;
+    }
+    for (; i >= 0; i--) { /* longest first, then give back one at a time */
+        const char *r = pm_match(ms, s + i, ep + 1);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+static const char *pm_min_expand(pm_state *ms, const char *s, const char *p, const char *ep)
+{
+    for (;; s++) {
+        const char *r = pm_match(ms, s, ep + 1);
+        if (r)
+            return r;
+        if (!pm_single(ms, s, p, ep))
+            return NULL;
+    }
+}
+
+/* A single-character class at p, maybe quantified: match it and the rest. */
+static const char *pm_item(pm_state *ms, const char *s, const char *p, const char **next)
+{
+    const char *ep = pm_class_end(ms, p), *r;
+    int m = pm_single(ms, s, p, ep);
+    *next = NULL;
+    switch (ep < ms->p_end ? *ep : '\0') {
+    case '?':
+        if (m && (r = pm_match(ms, s + 1, ep + 1)))
+            return r;
+        *next = ep + 1;
+        return s;
+    case '*': return pm_max_expand(ms, s, p, ep);
+    case '+': return m ? pm_max_expand(ms, s + 1, p, ep) : NULL;
+    case '-': return pm_min_expand(ms, s, p, ep);
+    default:
+        if (!m)
+            return NULL;
+        *next = ep;
+        return s + 1;
+    }
+}
+
+/* Matches pattern p at s; returns the end of the match or NULL. Items that cannot
+ * backtrack loop here instead of recursing (next != NULL: continue with it). */
+static const char *pm_do_match(pm_state *ms, const char *s, const char *p)
+{
+    const char *next;
+    for (;;) {
+        pm_spend(ms, 1);
+        if (p == ms->p_end)
+            return s;
+        switch (*p) {
+        case '(':
+            if (p + 1 < ms->p_end && p[1] == ')')
+                return pm_start_capture(ms, s, p + 2, PM_CAP_POSITION);
+            return pm_start_capture(ms, s, p + 1, PM_CAP_UNFINISHED);
+        case ')':
+            return pm_end_capture(ms, s, p + 1);
+        case '$':
+            if (p + 1 == ms->p_end)
+                return s == ms->src_end ? s : NULL;
+            break;
+        case '%':
+            if (p[1] == 'b') {
+                if (!(s = pm_balance(ms, s, p + 2)))
+                    return NULL;
+                p += 4;
+                continue;
+            }
+            if (p[1] == 'f') {
+                if (!(s = pm_frontier(ms, s, p + 2, &next)))
+                    return NULL;
+                p = next;
+                continue;
+            }
+            if (p[1] >= '0' && p[1] <= '9') {
+                if (!(s = pm_backref(ms, s, p[1])))
+                    return NULL;
+                p += 2;
+                continue;
+            }
+            break;
+        }
+        s = pm_item(ms, s, p, &next);
+        if (!next)
+            return s;
+        p = next;
+    }
+}
+
+static const char *pm_match(pm_state *ms, const char *s, const char *p)
+{
+    const char *r;
+    if (++ms->depth > PM_MAX_DEPTH)
+        luaL_error(ms->L, "pattern too complex");
+    r = pm_do_match(ms, s, p);
+    ms->depth--;
+    return r;
+}
+
+static void pm_push_capture(pm_state *ms, int i, const char *s, const char *e)
+{
+    ptrdiff_t l;
+    if (i >= ms->level) {
+        if (i != 0)
+            luaL_error(ms->L, "invalid capture index");
+        lua_pushlstring(ms->L, s, (size_t)(e - s)); /* no captures: the whole match */
+        return;
+    }
+    l = ms->cap[i].len;
+    if (l == PM_CAP_UNFINISHED)
+        luaL_error(ms->L, "unfinished capture");
+    if (l == PM_CAP_POSITION)
+        lua_pushinteger(ms->L, ms->cap[i].init - ms->src + 1);
+    else
+        lua_pushlstring(ms->L, ms->cap[i].init, (size_t)l);
+}
+
+static int pm_push_captures(pm_state *ms, const char *s, const char *e)
+{
+    int n = (ms->level == 0 && s) ? 1 : ms->level, i;
+    luaL_checkstack(ms->L, n, "too many captures");
+    for (i = 0; i < n; i++)
+        pm_push_capture(ms, i, s, e);
+    return n;
+}
+
+static int pm_has_specials(const char *p, size_t lp)
+{
+    size_t i;
+    for (i = 0; i < lp; i++)
+        if (p[i] != '\0' && strchr("^$*+?.([%-", p[i]))
+            return 1;
+    return 0;
+}
+
+static int str_find_aux(lua_State *L, int find)
+{
+    size_t ls, lp;
+    const char *s = luaL_checklstring(L, 1, &ls);
+    const char *p = luaL_checklstring(L, 2, &lp);
+    lua_Integer init = luaL_optinteger(L, 3, 1);
+    const char *s1;
+    int anchor;
+    pm_state ms;
+    init = init < 0 ? init + (lua_Integer)ls : init - 1; /* 0-based, clamped as Lua 5.1 */
+    if (init < 0)
+        init = 0;
+    if (init > (lua_Integer)ls)
+        init = (lua_Integer)ls;
+    if (find && (lua_toboolean(L, 4) || !pm_has_specials(p, lp))) {
+        const char *q = memmem(s + init, ls - (size_t)init, p, lp);
+        if (!q) {
+            lua_pushnil(L);
+            return 1;
+        }
+        lua_pushinteger(L, q - s + 1);
+        lua_pushinteger(L, q - s + (lua_Integer)lp);
+        return 2;
+    }
+    anchor = *p == '^';
+    p += anchor;
+    pm_init(&ms, L, s, ls, p);
+    s1 = s + init;
+    do {
+        const char *e;
+        ms.level = 0;
+        if ((e = pm_match(&ms, s1, p))) {
+            if (!find)
+                return pm_push_captures(&ms, s1, e);
+            lua_pushinteger(L, s1 - s + 1);
+            lua_pushinteger(L, e - s);
+            return pm_push_captures(&ms, NULL, NULL) + 2;
+        }
+    } while (s1++ < ms.src_end && !anchor);
+    lua_pushnil(L);
+    return 1;
+}
+
+static int str_find(lua_State *L) { return str_find_aux(L, 1); }
+static int str_match(lua_State *L) { return str_find_aux(L, 0); }
+
+static int gmatch_next(lua_State *L)
+{
+    size_t ls;
+    const char *s = lua_tolstring(L, lua_upvalueindex(1), &ls);
+    const char *p = lua_tostring(L, lua_upvalueindex(2));
+    const char *src;
+    pm_state ms;
+    pm_init(&ms, L, s, ls, p);
+    for (src = s + lua_tointeger(L, lua_upvalueindex(3)); src <= ms.src_end; src++) {
+        const char *e;
+        ms.level = 0;
+        if ((e = pm_match(&ms, src, p))) {
+            lua_pushinteger(L, (e - s) + (e == src)); /* an empty match moves on by one */
+            lua_replace(L, lua_upvalueindex(3));
+            return pm_push_captures(&ms, src, e);
+        }
+    }
+    return 0;
+}
+
+/* '^' is not an anchor in gmatch (Lua 5.1): it matches itself. */
+static int str_gmatch(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    luaL_checkstring(L, 2);
+    lua_settop(L, 2);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, gmatch_next, 3);
+    return 1;
+}
+
+static void gsub_add_string(pm_state *ms, luaL_Buffer *b, const char *s, const char *e)
+{
+    size_t l, i;
+    const char *r = lua_tolstring(ms->L, 3, &l);
+    for (i = 0; i < l; i++) {
+        if (r[i] != '%') {
+            luaL_addchar(b, r[i]);
+        } else if (++i, r[i] < '0' || r[i] > '9') {
+            luaL_addchar(b, r[i]); /* "%x" is x (a trailing '%' adds the '\0' after it) */
+        } else if (r[i] == '0') {
+            luaL_addlstring(b, s, (size_t)(e - s));
+        } else {
+            pm_push_capture(ms, r[i] - '1', s, e);
+            luaL_addvalue(b);
+        }
+    }
+}
+
+static void gsub_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const char *e)
+{
+    lua_State *L = ms->L;
+    switch (lua_type(L, 3)) {
+    case LUA_TFUNCTION:
+        lua_pushvalue(L, 3);
+        lua_call(L, pm_push_captures(ms, s, e), 1);
+        break;
+    case LUA_TTABLE:
+        pm_push_capture(ms, 0, s, e);
+        lua_gettable(L, 3);
+        break;
+    default:
+        gsub_add_string(ms, b, s, e);
+        return;
+    }
+    if (!lua_toboolean(L, -1)) { /* nil or false: keep the original text */
+        lua_pop(L, 1);
+        lua_pushlstring(L, s, (size_t)(e - s));
+    } else if (!lua_isstring(L, -1)) {
+        luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
+    }
+    luaL_addvalue(b);
+}
+
+static int str_gsub(lua_State *L)
+{
+    size_t ls;
+    const char *src = luaL_checklstring(L, 1, &ls);
+    const char *p = luaL_checkstring(L, 2);
+    int tr = lua_type(L, 3), anchor = *p == '^';
+    lua_Integer max_n = luaL_optinteger(L, 4, (lua_Integer)ls + 1), n = 0;
+    pm_state ms;
+    luaL_Buffer b;
+    luaL_argcheck(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION ||
+                     tr == LUA_TTABLE, 3, "string/function/table expected");
+    p += anchor;
+    luaL_buffinit(L, &b);
+    pm_init(&ms, L, src, ls, p);
+    while (n < max_n) {
+        const char *e;
+        ms.level = 0;
+        if ((e = pm_match(&ms, src, p))) {
+            n++;
+            gsub_add_value(&ms, &b, src, e);
+        }
+        if (e && e > src)
+            src = e;
+        else if (src < ms.src_end)
+            luaL_addchar(&b, *src++);
+        else
+            break;
+        if (anchor)
+            break;
+    }
+    luaL_addlstring(&b, src, (size_t)(ms.src_end - src));
+    luaL_pushresult(&b);
+    lua_pushinteger(L, n);
+    return 2;
+}
+
+/* ---- tasks: several coroutines run as roots ---------------------------------------------
+ * A process may run several tasks (its main function, coroutine.spawn): each is a coroutine
+ * of the main state that the host resumes directly. While one runs it is `vm->co`, so host
+ * yields, preemption, kills and error descriptions work exactly as for the main coroutine. */
+
+static sw_vm_status task_after_slice(sw_vm *vm, int rc)
+{
+    if (rc != 0 || atomic_load(&vm->killed) || vm->oom)
+        return after_slice(vm, rc);
+    vm->why = WHY_USER;
+    return SW_VM_DONE; /* one task returned; the process goes on */
+}
+
+sw_vm_status sw_vm_run(sw_vm *vm, lua_State *co, int nargs)
+{
+    if (vm->phase == PHASE_OVER)
+        return vm->final;
+    vm->phase = PHASE_LIVE;
+    if (atomic_load(&vm->killed))
+        return finish(vm, SW_VM_KILLED);
+    lua_State *saved = vm->co;
+    vm->co = co;
+    if (lua_status(co) == LUA_YIELD) {
+        if (nargs > lua_gettop(co))
+            nargs = lua_gettop(co);
+        keep_top(vm, nargs);
+    }
+    sw_vm_status st = task_after_slice(vm, run_slice(vm, nargs));
+    vm->co = saved;
+    return st;
+}
+
+void sw_vm_finish(sw_vm *vm)
+{
+    if (vm->phase != PHASE_OVER)
+        finish(vm, SW_VM_DONE);
+}

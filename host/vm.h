@@ -1,0 +1,158 @@
+/* One Lua process: an isolated LuaJIT state with its own allocator (byte count and limit),
+ * a sandboxed allow-list environment, a main coroutine run in time slices (preempted by a
+ * count hook or by an interrupt from a timer), blocking host calls, and kill.
+ * It knows nothing about schedulers, messages or the registry: the scheduler calls
+ * sw_vm_start once, then sw_vm_resume until the status is DONE, FAILED or KILLED. */
+#ifndef SW_VM_H
+#define SW_VM_H
+
+#include <stddef.h>
+#include <lua.h>
+
+#define SW_VM_REDUCTIONS_DEFAULT 10000
+
+typedef struct sw_vm sw_vm;
+
+/* memory: bytes the state may hold (every allocation of the state, garbage not yet collected
+ *         included), 0 = unlimited.
+ * reductions: > 0: a count hook fires every `reductions` VM instructions and preempts the
+ *         process there (deterministic, but LuaJIT then routes every instruction through
+ *         its hook dispatcher: tight loops run 30-50% slower). 0: no count hook; the process
+ *         is preempted only when some thread calls sw_vm_interrupt (a timer), at full speed.
+ * jit:    0: the JIT compiler is off (interpreter only), which preemption and kill need.
+ *         non-0: JIT on and no hook at all: the process is never preempted and a kill takes
+ *         effect only when it next blocks or ends (compiled traces never see hooks anyway). */
+typedef struct sw_vm_limits {
+    size_t memory;
+    int reductions;
+    int jit;
+} sw_vm_limits;
+
+/* What the process did with its slice. PREEMPTED and BLOCKED are resumable; DONE, FAILED and
+ * KILLED are final (resuming again returns the same status and runs nothing). */
+typedef enum sw_vm_status {
+    SW_VM_PREEMPTED, /* used its slice; resume with 0 values */
+    SW_VM_BLOCKED,   /* a host C function called sw_vm_block; resume with its results */
+    SW_VM_DONE,      /* main returned; its results are on sw_vm_thread(vm) */
+    SW_VM_FAILED,    /* uncaught error or memory limit; see sw_vm_error */
+    SW_VM_KILLED     /* sw_vm_kill took effect */
+} sw_vm_status;
+
+/* A global the process opens on first use (lazily, to keep idle processes small).
+ * open is called as open(L, lib) with one argument: the built-in library of that name if
+ * there is one (so the host may extend it, e.g. coroutine.spawn), else nil. It returns one
+ * value, which becomes the global. It runs in the process (on its current coroutine). */
+typedef struct sw_vm_lib {
+    const char *name;
+    lua_CFunction open;
+} sw_vm_lib;
+
+/* Creates a process state: sandboxed globals (see vm.c for the exact allow-list), memory
+ * limit, hook. lim may be NULL for the defaults (unlimited memory, 10000 reductions, no JIT).
+ * owner is an opaque pointer returned by sw_vm_owner; the vm never touches it.
+ * Returns NULL when out of memory (or if this LuaJIT cannot take a custom allocator, i.e. a
+ * 64-bit build without GC64; Debian's amd64 build is GC64).
+ * Thread: any; the vm is then used by one thread at a time (it may move between threads
+ * between calls), except sw_vm_kill and sw_vm_interrupt which any thread may call. */
+sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner);
+
+/* Frees the state and everything in it (suspended coroutines, anchored values). Safe on NULL.
+ * The vm must not be running, and no other thread may still call sw_vm_kill/interrupt on it
+ * (reference-count the owner to guarantee that). */
+void sw_vm_free(sw_vm *vm);
+
+/* The vm of any thread (coroutine) of a process state; its owner pointer. For C functions
+ * the host registers. Cannot fail for states made by sw_vm_new. */
+sw_vm *sw_vm_of(lua_State *L);
+void *sw_vm_owner(lua_State *L);
+
+/* The main state, to register host modules in (its globals are the process's globals)
+ * and to push the function and arguments for sw_vm_start. Owned by the vm. Call Lua code on
+ * it only under lua_pcall: once a memory limit is set, any allocation may raise. */
+lua_State *sw_vm_lua(sw_vm *vm);
+
+/* Lazily opened globals, in addition to the built-in lazy ones (table, math, bit,
+ * coroutine). libs is an array ended by {NULL, NULL}, not copied: it must outlive the vm
+ * (a static const array). At most 32 entries. Replaces any earlier list. */
+void sw_vm_set_libs(sw_vm *vm, const sw_vm_lib *libs);
+
+/* Bytes the state currently holds (what the memory limit is checked against). */
+size_t sw_vm_memory(const sw_vm *vm);
+
+/* Compiles Lua source text (never a binary chunk) as a function whose environment is the
+ * process's globals, and pushes it on the main state (sw_vm_lua(vm)).
+ * chunkname follows Lua's conventions ("@path" for files, "=name" verbatim).
+ * Returns 0, or -1 with a one-line message in err (errlen bytes, always terminated when
+ * errlen > 0) and the stack unchanged. A compile over the memory limit fails with
+ * "memory limit exceeded". Thread: the vm's. */
+int sw_vm_load(sw_vm *vm, const char *chunkname, const char *src, size_t len,
+               char *err, size_t errlen);
+
+/* Starts the process: the function below the top nargs values of the main state (after
+ * sw_vm_load, or any function the host pushed) is popped with its arguments and called in
+ * the process's main coroutine, which runs until its first slice ends. Call once; a second
+ * call returns SW_VM_FAILED without running anything (and without popping). Thread: the vm's. */
+sw_vm_status sw_vm_start(sw_vm *vm, int nargs);
+
+/* Runs the next slice. After PREEMPTED pass nvalues = 0. After BLOCKED, the top nvalues
+ * values of sw_vm_thread(vm) become the results of the C function that blocked (anything
+ * below them on that stack, e.g. what sw_vm_block handed over, is dropped). If a kill was
+ * requested meanwhile, returns SW_VM_KILLED without running. After a final status, returns it
+ * again. Thread: the vm's. */
+sw_vm_status sw_vm_resume(sw_vm *vm, int nvalues);
+
+/* The process's main coroutine, NULL before sw_vm_start. Its stack holds:
+ *   after BLOCKED: the nresults values given to sw_vm_block (indexes 1..lua_gettop);
+ *                  push the resume values on top of them;
+ *   after DONE:    main's results, indexes 1..lua_gettop (all of them, LUA_MULTRET);
+ *   after FAILED:  the raw error value at index -1 (a string, or whatever error() was
+ *                  given, e.g. an errors.new table: read its fields with lua_rawget only).
+ * Owned by the vm; anchored for the vm's life. */
+lua_State *sw_vm_thread(sw_vm *vm);
+
+/* For host C functions that wait: `return sw_vm_block(L, n);` suspends the whole process
+ * (through any user coroutines between it and the main one) and the current slice ends with
+ * SW_VM_BLOCKED; the top n values of L are handed to the scheduler on sw_vm_thread(vm).
+ * When sw_vm_resume(vm, k) runs it again, the k values become the C function's results.
+ * Raises a Lua error instead when the process cannot be suspended here: L is the main state,
+ * or a C call is in between (a table.sort comparator, a gsub callback, an xpcall handler
+ * ...), also in a resumer further out. Register any cleanup before calling: a blocked
+ * process may be killed and freed without ever running again. Thread: the vm's. */
+int sw_vm_block(lua_State *L, int nresults);
+
+/* Requests a kill. Thread-safe: any thread, any time, idempotent. A running process stops at
+ * its next hook (within `reductions` instructions, or at once with reductions = 0), also
+ * inside pcall, error handlers, user coroutines and C callbacks such as sort comparators,
+ * and inside pattern matching; user code cannot catch it. The slice then ends with
+ * SW_VM_KILLED; a vm that is not running returns SW_VM_KILLED from its next resume.
+ * A JIT process (jit != 0) has no hook: the kill shows at its next block or end. */
+void sw_vm_kill(sw_vm *vm);
+
+/* Asks a running process with reductions = 0 to end its slice soon: the hook is armed to fire
+ * at the next VM instruction, and yields as soon as the process may (outside C callbacks).
+ * Does nothing when the vm is not running, uses a count hook, or is a JIT process.
+ * Thread-safe (meant for a timer thread). It writes LuaJIT's hook fields and dispatch table
+ * while another thread runs the VM: the same unsynchronised write LuaJIT makes from signal
+ * handlers and its timer-thread profiler, benign on x86-64 and arm64 (aligned word stores),
+ * though formally a data race. */
+void sw_vm_interrupt(sw_vm *vm);
+
+/* After SW_VM_FAILED: "message\nstack traceback:\n\t..." (the message of a non-string error
+ * is its rawget "message" field if that is a string, else "(error object is a T value)";
+ * __tostring is never called). After SW_VM_KILLED: "killed". Otherwise NULL.
+ * Owned by the vm, valid until sw_vm_free. */
+const char *sw_vm_error(sw_vm *vm);
+
+/* Runs coroutine co of this vm (a task: created on sw_vm_lua(vm) and anchored by the host)
+ * for one slice. A fresh co holds its function and nargs arguments; a co that stopped at
+ * PREEMPTED is resumed with nargs = 0, one that stopped at BLOCKED with the top nargs values
+ * of co as the blocking call's results. Returns as sw_vm_resume, except that DONE (co
+ * returned; results on co) ends only this task. FAILED and KILLED end the whole process, as
+ * does a memory-limit failure. Thread: the vm's. */
+sw_vm_status sw_vm_run(sw_vm *vm, lua_State *co, int nargs);
+
+/* Ends the process for good (no further runs; no memory limit or hook) so the host may read
+ * results and build its exit report without tripping either. Idempotent. */
+void sw_vm_finish(sw_vm *vm);
+
+#endif

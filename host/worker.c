@@ -1,0 +1,177 @@
+/* Worker loop: run queued processes one slice at a time, poll the libuv loop for due timers
+ * every few slices, steal when idle, sleep in uv_run when there is nothing at all. */
+#include "worker.h"
+
+#include <stdlib.h>
+
+#include "proc.h"
+
+#define POLL_EVERY 32 /* slices between two looks at the loop's timers while busy */
+
+static _Thread_local sw_worker *current;
+
+sw_worker *sw_worker_current(void) { return current; }
+
+
+sw_worker *sw_workers_pick(sw_workers *ws)
+{
+    if (current && current->all == ws) return current;
+    return &ws->w[atomic_fetch_add(&ws->next, 1) % (unsigned)ws->n];
+}
+
+static sw_proc *pop(sw_worker *w, bool from_tail)
+{
+    pthread_mutex_lock(&w->lock);
+    sw_proc *p = w->head;
+    if (p && from_tail) {
+        /* Steal the newest: the owner keeps the ones it is about to run. Singly linked, so
+         * walk; queues are short when anyone is idle enough to steal. */
+        sw_proc *prev = NULL;
+        while (p->next_run) { prev = p; p = p->next_run; }
+        if (prev) { prev->next_run = NULL; w->tail = prev; }
+        else w->head = w->tail = NULL;
+    } else if (p) {
+        w->head = p->next_run;
+        if (!w->head) w->tail = NULL;
+    }
+    if (p) { p->next_run = NULL; w->queued--; }
+    pthread_mutex_unlock(&w->lock);
+    return p;
+}
+
+static sw_proc *steal(sw_worker *self)
+{
+    sw_workers *ws = self->all;
+    for (int k = 1; k < ws->n; k++) {
+        sw_worker *v = &ws->w[(self->index + k) % ws->n];
+        if (!v->queued) continue; /* racy peek; a miss only delays the steal */
+        sw_proc *p = pop(v, true);
+        if (p) {
+            p->worker = self;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static void wake_one_sleeper(sw_worker *busy)
+{
+    sw_workers *ws = busy->all;
+    for (int k = 1; k < ws->n; k++) {
+        sw_worker *v = &ws->w[(busy->index + k) % ws->n];
+        if (atomic_load(&v->sleeping)) { uv_async_send(&v->wake); return; }
+    }
+}
+
+void sw_worker_enqueue(sw_worker *w, sw_proc *p)
+{
+    sw_proc_retain(p);
+    pthread_mutex_lock(&w->lock);
+    if (w->tail) w->tail->next_run = p;
+    else w->head = p;
+    w->tail = p;
+    size_t queued = ++w->queued;
+    pthread_mutex_unlock(&w->lock);
+    if (w != current && atomic_load(&w->sleeping)) uv_async_send(&w->wake);
+    else if (queued > 1) wake_one_sleeper(w);
+}
+
+void sw_worker_call_on(sw_worker *w, sw_worker_call *call)
+{
+    pthread_mutex_lock(&w->lock);
+    call->next = w->calls;
+    w->calls = call;
+    pthread_mutex_unlock(&w->lock);
+    uv_async_send(&w->wake);
+}
+
+static void on_wake(uv_async_t *h)
+{
+    sw_worker *w = h->data;
+    pthread_mutex_lock(&w->lock);
+    sw_worker_call *calls = w->calls;
+    w->calls = NULL;
+    pthread_mutex_unlock(&w->lock);
+    while (calls) {
+        sw_worker_call *next = calls->next;
+        calls->fn(calls);
+        calls = next;
+    }
+}
+
+static void worker_main(void *arg)
+{
+    sw_worker *w = arg;
+    current = w;
+    unsigned slices = 0;
+    while (!atomic_load(&w->all->stopping)) {
+        sw_proc *p = pop(w, false);
+        if (!p && w->all->n > 1) p = steal(w);
+        if (p) {
+            sw_proc_run(p);
+            sw_proc_release(p);
+            if (++slices % POLL_EVERY == 0) uv_run(&w->loop, UV_RUN_NOWAIT);
+            continue;
+        }
+        atomic_store(&w->sleeping, true);
+        if (w->queued || atomic_load(&w->all->stopping)) {
+            atomic_store(&w->sleeping, false);
+            continue;
+        }
+        uv_run(&w->loop, UV_RUN_ONCE);
+        atomic_store(&w->sleeping, false);
+    }
+    current = NULL;
+}
+
+static void free_handle(uv_handle_t *h) { free(h); }
+
+/* At shutdown: the async handle is part of the worker; every timer is a process timer,
+ * allocated with its handle first, and freed with it. */
+static void close_handle(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, h->type == UV_TIMER ? free_handle : NULL);
+}
+
+int sw_workers_start(sw_workers *ws, int n)
+{
+    ws->n = n;
+    ws->w = calloc((size_t)n, sizeof *ws->w);
+    if (!ws->w) return UV_ENOMEM;
+    atomic_store(&ws->stopping, false);
+    atomic_store(&ws->next, 0);
+    for (int i = 0; i < n; i++) {
+        sw_worker *w = &ws->w[i];
+        w->index = i;
+        w->all = ws;
+        pthread_mutex_init(&w->lock, NULL);
+        uv_loop_init(&w->loop);
+        uv_async_init(&w->loop, &w->wake, on_wake);
+        w->wake.data = w;
+    }
+    for (int i = 0; i < n; i++) {
+        int rc = uv_thread_create(&ws->w[i].thread, worker_main, &ws->w[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+void sw_workers_stop(sw_workers *ws)
+{
+    atomic_store(&ws->stopping, true);
+    for (int i = 0; i < ws->n; i++) uv_async_send(&ws->w[i].wake);
+    for (int i = 0; i < ws->n; i++) uv_thread_join(&ws->w[i].thread);
+    for (int i = 0; i < ws->n; i++) {
+        sw_worker *w = &ws->w[i];
+        on_wake(&w->wake); /* run calls still pending (timer cancels free their memory) */
+        sw_proc *p;
+        while ((p = pop(w, false))) sw_proc_release(p);
+        uv_walk(&w->loop, close_handle, NULL);
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+        uv_loop_close(&w->loop);
+        pthread_mutex_destroy(&w->lock);
+    }
+    free(ws->w);
+    ws->w = NULL;
+}

@@ -1,0 +1,58 @@
+/* Worker threads. Each owns a libuv loop (its timers fire there) and a run queue of runnable
+ * processes. A process becomes runnable on its home worker; an idle worker steals from busy
+ * ones before it sleeps, and a worker whose queue grows wakes a sleeping one. Chatty
+ * processes thus stay on one thread, where a wake-up costs no cross-thread signal. */
+#ifndef STEWARD_WORKER_H
+#define STEWARD_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <uv.h>
+
+typedef struct sw_proc sw_proc;
+typedef struct sw_workers sw_workers;
+
+/* A function to run on a worker's thread (e.g. stop a timer that lives on its loop). */
+typedef struct sw_worker_call {
+    struct sw_worker_call *next;
+    void (*fn)(struct sw_worker_call *call);
+} sw_worker_call;
+
+typedef struct sw_worker {
+    int index;
+    sw_workers *all;
+    uv_thread_t thread;
+    uv_loop_t loop;
+    uv_async_t wake;
+    pthread_mutex_t lock;        /* guards the run queue and calls */
+    sw_proc *head, *tail;
+    size_t queued;
+    sw_worker_call *calls;
+    atomic_bool sleeping;
+} sw_worker;
+
+struct sw_workers {
+    int n;
+    sw_worker *w;
+    atomic_bool stopping;
+    atomic_uint next;            /* round-robin for processes spawned from outside workers */
+};
+
+/* Starts n worker threads. 0, or a negative libuv error. */
+int sw_workers_start(sw_workers *ws, int n);
+/* Stops and joins all workers; processes still queued are not run. */
+void sw_workers_stop(sw_workers *ws);
+
+/* The worker running on this thread, or NULL (main thread). */
+sw_worker *sw_worker_current(void);
+/* Where a new process should live: the caller's worker, else round-robin. */
+sw_worker *sw_workers_pick(sw_workers *ws);
+
+/* Queues p (which must not be queued already) on w, taking a reference, and wakes w if it
+ * sleeps. Thread-safe. */
+void sw_worker_enqueue(sw_worker *w, sw_proc *p);
+/* Runs fn on w's thread soon. Thread-safe. */
+void sw_worker_call_on(sw_worker *w, sw_worker_call *call);
+
+#endif
