@@ -141,8 +141,17 @@ static int spawn_with(lua_State *L, int flags)
     const char *host = luaL_optstring(L, 2, NULL);
     const sw_entry *e = spawn_entry(L, p, id);
     if (!e) return 2;
+    char host_full[256];
+    if (host && !strchr(host, ':')) { /* relative, as for the id: in the caller's namespace */
+        snprintf(host_full, sizeof host_full, "%s:%s", p->entry->ns, host);
+        host = host_full;
+    }
     sw_workers *pool = host ? sw_runtime_pool(p->rt, host) : NULL;
-    if (host && !pool) return fail(L, "no such process.host");
+    if (host && !pool) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "no process.host %s", host);
+        return 2;
+    }
     char err[256];
     sw_msgbuf args;
     if (encode_args(L, 3, &args, err, sizeof err) != 0) {
@@ -261,10 +270,71 @@ static int p_monitor(lua_State *L)
     return 1;
 }
 
+/* Is the value at idx an EXIT event from `from` (a pid string)? Read raw: a user may have put
+ * anything in the channel. */
+static bool is_exit_from(lua_State *L, int idx, const char *from)
+{
+    if (lua_type(L, idx) != LUA_TTABLE) return false;
+    lua_pushliteral(L, "kind");
+    lua_rawget(L, idx < 0 ? idx - 1 : idx);
+    lua_pushliteral(L, "from");
+    lua_rawget(L, idx < 0 ? idx - 2 : idx);
+    bool is = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), SW_EVENT_EXIT) == 0 &&
+              lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), from) == 0;
+    lua_pop(L, 2);
+    return is;
+}
+
+/* Takes the EXIT events from `from` out of our events channel, keeping every other value in
+ * order: unmonitor promises that no EXIT arrives after it, even one the slice's deliveries
+ * already put in the channel. The channel is emptied with a select that has a default (never
+ * blocks) and refilled with sw_chan_offer; a channel with buffered values has no waiting
+ * receiver, so the refill goes back into its buffer in the same order. (A channel the process
+ * closed itself cannot be refilled: what it still buffered is dropped.) */
+static void purge_exit_events(lua_State *L, sw_proc *p, uint64_t from_id)
+{
+    if (p->events_ref == LUA_NOREF) return;
+    char from[32];
+    sw_pid_format(from_id, from, sizeof from);
+    int top = lua_gettop(L);
+    sw_proc_push_events(p, L);               /* top+1: the channel */
+    sw_open_channel(L);                      /* top+2: a channel module table */
+    lua_getfield(L, top + 2, "select");      /* top+3 */
+    lua_createtable(L, 1, 1);                /* top+4: {ch:case_receive(), default = true} */
+    lua_getfield(L, top + 1, "case_receive");
+    lua_pushvalue(L, top + 1);
+    lua_call(L, 1, 1);
+    lua_rawseti(L, top + 4, 1);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, top + 4, "default");
+    lua_newtable(L);                         /* top+5: the values kept */
+    int kept = 0;
+    for (;;) {
+        lua_pushvalue(L, top + 3);
+        lua_pushvalue(L, top + 4);
+        lua_call(L, 1, 1);
+        lua_getfield(L, -1, "default");
+        lua_getfield(L, -2, "ok");
+        bool got = !lua_toboolean(L, -2) && lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        if (!got) break;
+        lua_getfield(L, -1, "value");
+        if (is_exit_from(L, -1, from)) lua_pop(L, 1);
+        else lua_rawseti(L, top + 5, ++kept);
+        lua_pop(L, 1);
+    }
+    for (int i = 1; i <= kept; i++) {
+        lua_rawgeti(L, top + 5, i);
+        sw_chan_offer(L, top + 1);
+    }
+    lua_settop(L, top);
+}
+
 static int p_unmonitor(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
     uint64_t to = check_pid(L, 1);
+    if (to) purge_exit_events(L, p, to);
     for (size_t i = p->monitoring.n; i-- > 0;) {
         if (p->monitoring.v[i] != to) continue;
         deliver(L, to, SW_DLV_DEMONITOR, p->monitoring_refs.v[i], NULL, NULL);
@@ -326,7 +396,8 @@ static int r_register(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
     if (!id || strncmp(name, "host|", 5) == 0) return fail(L, id ? "names may not look like pids" : "no such process");
-    if (sw_pidtable_register(&p->rt->pids, name, id) != 0) return fail(L, "name already registered");
+    int rc = sw_pidtable_register(&p->rt->pids, name, id);
+    if (rc != 0) return fail(L, rc == -2 ? "no such process" : "name already registered");
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -343,8 +414,9 @@ static int r_lookup(lua_State *L)
 
 static int r_unregister(lua_State *L)
 {
-    int rc = sw_pidtable_unregister(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1), 0);
-    lua_pushboolean(L, rc == 0);
+    if (sw_pidtable_unregister(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1), 0) != 0)
+        return fail(L, "no process registered under that name");
+    lua_pushboolean(L, 1);
     return 1;
 }
 

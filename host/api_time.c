@@ -69,9 +69,16 @@ static sw_timer *arm(lua_State *L, int64_t ns, bool repeat)
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
     lua_pop(L, 2); /* timers table and target */
+    /* libuv times from the loop's cached clock: whole ms, read at the last uv_run (a busy
+     * worker polls its loop only every few slices) and maybe from a coarse clock. Refresh it
+     * and add how far it lags time.now()'s clock, so a timer never fires early. */
+    uv_update_time(&w->loop);
+    uint64_t hr = uv_hrtime(), cached = uv_now(&w->loop) * 1000000;
+    uint64_t lag = hr > cached ? hr - cached : 0;
     uint64_t ms = (uint64_t)((ns + 999999) / 1000000);
+    uint64_t first = (uint64_t)(((uint64_t)ns + lag + 999999) / 1000000);
     uv_timer_init(&w->loop, &t->handle);
-    uv_timer_start(&t->handle, timer_fired, ms, repeat ? (ms ? ms : 1) : 0);
+    uv_timer_start(&t->handle, timer_fired, first, repeat ? (ms ? ms : 1) : 0);
     return t;
 }
 

@@ -143,7 +143,8 @@ int sw_pidtable_register(sw_pidtable *t, const char *name, uint64_t id)
     pthread_mutex_lock(&t->lock);
     int rc = 0;
     struct name_slot *s = name_find(t, name);
-    if (s && s->id && find(t, s->id)) rc = -1;
+    if (!find(t, id)) rc = -2;
+    else if (s && s->id && find(t, s->id)) rc = -1;
     else if (s) s->id = id;
     else {
         if ((t->names_used + 1) * 2 > t->names_cap) names_grow(t);
@@ -171,7 +172,8 @@ int sw_pidtable_unregister(sw_pidtable *t, const char *name, uint64_t id)
     pthread_mutex_lock(&t->lock);
     struct name_slot *s = name_find(t, name);
     int rc = -1;
-    if (s && s->id && (id == 0 || s->id == id)) {
+    if (s && s->id && !find(t, s->id)) s->id = 0; /* released already: its holder ended */
+    else if (s && s->id && (id == 0 || s->id == id)) {
         s->id = 0; /* the slot keeps its name as a tombstone until the table grows */
         rc = 0;
     }

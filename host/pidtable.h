@@ -31,10 +31,12 @@ void sw_pidtable_remove(sw_pidtable *t, uint64_t id);
 sw_proc *sw_pidtable_grab(sw_pidtable *t, uint64_t id);
 size_t sw_pidtable_live(sw_pidtable *t);
 
-/* Names. register: 0, or -1 if the name is taken by a live process. lookup: the id or 0. */
+/* Names. register: 0, -1 if the name is taken by a live process, -2 if id is not alive (as
+ * Erlang's register: a name must name someone). lookup: the id or 0. */
 int sw_pidtable_register(sw_pidtable *t, const char *name, uint64_t id);
 uint64_t sw_pidtable_lookup(sw_pidtable *t, const char *name);
-/* Removes name if it belongs to id (id 0: whoever holds it); returns 0 if removed. */
+/* Removes name if it belongs to id (id 0: whoever holds it); returns 0 if removed, -1 if the
+ * name is not held (never registered, unregistered, or its holder ended). */
 int sw_pidtable_unregister(sw_pidtable *t, const char *name, uint64_t id);
 
 /* "host|0x0001" <-> id. format writes at most size bytes; parse returns 0 if malformed. */

@@ -476,7 +476,9 @@ static bool run_tasks(sw_proc *p)
         sw_task *t = sw_task_pop_ready(p);
         if (!t) break;
         p->current = t;
+        sw_worker_slice_begin(p->worker, p->vm);
         sw_vm_status st = sw_vm_run(p->vm, t->co, t->nresume);
+        sw_worker_slice_end(p->worker);
         p->current = NULL;
         if (st != SW_VM_BLOCKED && t->blocked) sw_task_cancel_wait(t); /* a block that failed to yield */
         if (st == SW_VM_PREEMPTED) {

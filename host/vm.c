@@ -3,7 +3,9 @@
  * host calls passed through user coroutines, kill, and error description.
  * Builds on the Lua 5.1 C API plus LuaJIT's lua_isyieldable and luaJIT_setmode; the
  * string pattern functions are replaced by the bounded matcher in the last section. */
-/* _GNU_SOURCE (from the build) gives memmem: linear-time plain string.find */
+#ifndef _GNU_SOURCE /* the build defines it; memmem gives a linear-time plain string.find */
+#define _GNU_SOURCE
+#endif
 #include "vm.h"
 
 #include <stdatomic.h>
@@ -25,30 +27,37 @@ enum { PHASE_NEW, PHASE_LIVE, PHASE_OVER };
 #define RETRY_COUNT 1000 /* reductions = 0: instructions before retrying a refused yield */
 #define MAX_NESTING 200  /* coroutine.resume depth (C stack), as LUAI_MAXCCALLS */
 #define N_BUILTIN_LAZY 4
+#define CSTACK_LIMIT ((uintptr_t)1 << 20) /* C stack a slice may use below its resume */
 
 struct sw_vm {
     lua_State *L;  /* main state: host registrations, anchors; never runs process code */
     lua_State *co; /* the process's main coroutine */
     void *owner;
     size_t mem, limit;
+    size_t gc_at;  /* with a limit: past this many bytes, ask the hook for a full collection */
+    int gc_wanted; /* the allocator asked; the hook collects at the next instruction */
     int reductions, jit;
     int phase, why, oom, nesting;
+    uintptr_t cstack_base; /* address near the bottom of the running slice's C stack */
     sw_vm_status final, last; /* final: once over; last: the latest resumable status */
     atomic_int killed;
     atomic_flag hook_lock; /* serialises lua_sethook between this vm's thread and interrupters */
-    int running, armed;    /* reductions = 0 only; guarded by hook_lock */
+    int running, armed, interrupted; /* not counting: guarded by hook_lock */
     uint64_t opened;       /* lazy globals already opened: builtins, then host libs */
     const sw_vm_lib *libs;
     char *errmsg;
 };
 
 static void vm_hook(lua_State *L, lua_Debug *ar);
+static void gc_request(sw_vm *vm);
+static void pm_fill_bits(void);
 
 /* ---- allocator ------------------------------------------------------------------------ */
 
 /* Counts every byte of the state. Growing over the limit fails (LuaJIT raises "not enough
  * memory") and marks the process: it will fail with "memory limit exceeded" even if user
- * code catches that error. Shrinking and freeing always succeed. */
+ * code catches that error. Shrinking and freeing always succeed. Past gc_at it asks for a
+ * collection, as LuaJIT never collects on a failed allocation. */
 static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     sw_vm *vm = ud;
@@ -66,6 +75,8 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     p = realloc(ptr, nsize);
     if (p)
         vm->mem = vm->mem - old + nsize;
+    if (p && vm->limit && vm->mem > vm->gc_at && !vm->gc_wanted)
+        gc_request(vm);
     return p;
 }
 
@@ -89,7 +100,13 @@ static size_t limit_lift(sw_vm *vm)
 
 static void limit_restore(sw_vm *vm, size_t lim) { vm->limit = lim; }
 
-/* ---- hook: preemption and kill -------------------------------------------------------- */
+/* ---- hook: preemption, kill, collection ------------------------------------------------
+ * Counting (reductions > 0, no JIT): a count hook fires every `reductions` instructions and
+ * only this vm's thread sets hooks. Otherwise the hook is armed on demand, to fire at the
+ * next instruction: by sw_vm_interrupt or sw_vm_kill from other threads, or by the allocator;
+ * hook_lock serialises all those lua_sethook calls. */
+
+static int counting(const sw_vm *vm) { return vm->reductions > 0 && !vm->jit; }
 
 static void hook_lock(sw_vm *vm)
 {
@@ -102,17 +119,22 @@ static void hook_unlock(sw_vm *vm)
     atomic_flag_clear_explicit(&vm->hook_lock, memory_order_release);
 }
 
-/* Sets the count hook to fire after `count` instructions (0: none). With reductions = 0 an
- * interrupter may set it concurrently, hence the lock; with a count hook nobody else does. */
-static void hook_arm(sw_vm *vm, int count)
+/* Fire after `count` instructions (0: never). Caller holds hook_lock unless counting. */
+static void hook_set(sw_vm *vm, int count)
 {
-    int tick = vm->reductions == 0;
-    if (tick)
-        hook_lock(vm);
     lua_sethook(vm->L, count ? vm_hook : NULL, count ? LUA_MASKCOUNT : 0, count);
     vm->armed = count != 0;
-    if (tick)
-        hook_unlock(vm);
+}
+
+static void hook_arm(sw_vm *vm, int count)
+{
+    if (counting(vm)) {
+        hook_set(vm, count);
+        return;
+    }
+    hook_lock(vm);
+    hook_set(vm, count);
+    hook_unlock(vm);
 }
 
 static int dying(sw_vm *vm)
@@ -130,6 +152,42 @@ static void die(sw_vm *vm, lua_State *L)
     lua_error(L);
 }
 
+static void gc_request(sw_vm *vm)
+{
+    vm->gc_wanted = 1;
+    hook_arm(vm, 1);
+}
+
+/* LuaJIT has no emergency collection: without this, a process holding half its limit in
+ * live data fails on garbage its collector has not reached yet. The next request comes
+ * halfway between what survives and the limit. */
+static void collect(sw_vm *vm, lua_State *L)
+{
+    vm->gc_wanted = 0;
+    if (!vm->limit)
+        return;
+    vm->gc_at = SIZE_MAX; /* no new request while collecting */
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    vm->gc_at = vm->mem < vm->limit ? vm->mem + (vm->limit - vm->mem) / 2 : vm->limit;
+    if (vm->gc_at < vm->limit / 2)
+        vm->gc_at = vm->limit / 2;
+}
+
+/* Not counting: yield only for a pending interrupt, and leave the hook as that needs (off,
+ * or retrying soon where yielding is impossible). Decided under the lock, so an interrupt
+ * arriving meanwhile is never lost. */
+static int interrupt_due(sw_vm *vm, int yieldable)
+{
+    int due;
+    hook_lock(vm);
+    due = vm->interrupted && yieldable;
+    if (due)
+        vm->interrupted = 0;
+    hook_set(vm, vm->interrupted ? RETRY_COUNT : 0);
+    hook_unlock(vm);
+    return due;
+}
+
 /* lua_isyieldable is exactly the test lua_yield makes (the current C frame was entered by
  * lua_resume): false inside a sort comparator, gsub callback, xpcall handler or any Lua
  * called through lua_call, and on the main state. Walking frames for C functions misses the
@@ -137,57 +195,80 @@ static void die(sw_vm *vm, lua_State *L)
 static void vm_hook(lua_State *L, lua_Debug *ar)
 {
     sw_vm *vm = sw_vm_of(L);
+    int yieldable = lua_isyieldable(L);
     (void)ar;
     if (dying(vm))
         die(vm, L);
-    if (!lua_isyieldable(L)) {
-        if (vm->reductions == 0)
-            hook_arm(vm, RETRY_COUNT);
-        return; /* a count hook simply tries again at its next count */
+    if (vm->gc_wanted) {
+        collect(vm, L);
+        if (counting(vm)) { /* armed early for the collection: restart the count */
+            hook_set(vm, vm->reductions);
+            return;
+        }
     }
-    if (vm->reductions == 0)
-        hook_arm(vm, 0);
+    if (counting(vm) ? !yieldable : !interrupt_due(vm, yieldable))
+        return; /* a count hook simply tries again at its next count */
     vm->why = WHY_PREEMPT;
     lua_yield(L, 0); /* a hook may only yield zero values */
 }
 
-void sw_vm_interrupt(sw_vm *vm)
+/* Not counting: makes a running vm's hook fire at its next instruction. */
+static void poke(sw_vm *vm, int interrupt)
 {
-    if (vm->reductions != 0 || vm->jit)
-        return;
+    if (counting(vm) || vm->jit)
+        return; /* a count hook comes anyway; a JIT state's is never set from outside */
     hook_lock(vm);
-    if (vm->running && !vm->armed) {
-        lua_sethook(vm->L, vm_hook, LUA_MASKCOUNT, 1);
-        vm->armed = 1;
+    if (vm->running) {
+        vm->interrupted |= interrupt;
+        if (!vm->armed)
+            hook_set(vm, 1);
     }
     hook_unlock(vm);
 }
 
+void sw_vm_interrupt(sw_vm *vm) { poke(vm, 1); }
+
 void sw_vm_kill(sw_vm *vm)
 {
     atomic_store(&vm->killed, 1);
-    sw_vm_interrupt(vm);
+    poke(vm, 0);
+}
+
+/* Lua code that a C function calls back (a gsub callback that calls gsub, a __tostring
+ * that prints) recurses on the C stack, where LuaJIT has no limit: raw LuaJIT segfaults on
+ * `local function f(c) return (c:gsub(".", f)) end f("ab")`. Every sandbox function that
+ * calls back checks how much of the slice's C stack is used. */
+static void cstack_check(lua_State *L)
+{
+    sw_vm *vm = sw_vm_of(L);
+    char here;
+    uintptr_t at = (uintptr_t)&here, base = vm->cstack_base;
+    if (base && (base > at ? base - at : at - base) > CSTACK_LIMIT)
+        luaL_error(L, "C stack overflow");
 }
 
 /* Brackets one lua_resume of the main coroutine: interrupts only land while it runs, and a
  * stale one is cleared at the end so the next slice starts fresh. */
 static int run_slice(sw_vm *vm, int nargs)
 {
-    int tick = vm->reductions == 0 && !vm->jit, rc;
-    if (tick) {
+    int on_demand = !counting(vm), rc;
+    char base;
+    vm->cstack_base = (uintptr_t)&base;
+    if (on_demand) {
         hook_lock(vm);
         vm->running = 1;
+        vm->interrupted = 0;
         hook_unlock(vm);
     }
     rc = lua_resume(vm->co, nargs);
-    if (tick) {
+    if (on_demand) {
         hook_lock(vm);
-        vm->running = 0;
+        vm->running = vm->interrupted = 0;
         if (vm->armed)
-            lua_sethook(vm->L, NULL, 0, 0);
-        vm->armed = 0;
+            hook_set(vm, 0);
         hook_unlock(vm);
     }
+    vm->cstack_base = 0;
     return rc;
 }
 
@@ -203,7 +284,7 @@ static const char *resume_refusal(lua_State *L, lua_State *co)
     if (st != 0)
         return "cannot resume dead coroutine";
     if (co == L || lua_getstack(co, 0, &ar))
-        return "cannot resume non-suspended coroutine";
+        return "cannot resume running coroutine"; /* running, or resuming another */
     return lua_gettop(co) == 0 ? "cannot resume dead coroutine" : NULL;
 }
 
@@ -224,6 +305,7 @@ static int co_step(lua_State *L)
     lua_State *co = lua_tothread(L, 1);
     int nargs = lua_gettop(L) - 1, rc, why, n;
     const char *refusal = resume_refusal(L, co);
+    cstack_check(L);
     if (refusal)
         return step_refused(L, refusal);
     if (vm->nesting >= MAX_NESTING)
@@ -303,13 +385,61 @@ static const char wrap_src[] =
     "end\n"
     "return resume, wrap\n";
 
-/* Parsing that chunk costs ~14 us per process, loading its bytecode under 1 us: compile it
- * once per program (an immutable cache; text is the fallback if this fails). */
+/* Allow-lists, each sorted for listed(). */
+static const char *const base_allowed[] = {
+    "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
+    "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "tonumber",
+    "tostring", "type", "unpack", "xpcall", NULL};
+static const char *const string_allowed[] = {
+    "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep",
+    "reverse", "sub", "upper", NULL};
+static const char *const table_allowed[] = {
+    "concat", "foreach", "foreachi", "getn", "insert", "maxn", "move", "remove", "sort", NULL};
+static const char *const math_allowed[] = {
+    "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
+    "fmod", "frexp", "huge", "ldexp", "log", "log10", "max", "min", "modf", "pi", "pow",
+    "rad", "random", "randomseed", "sin", "sinh", "sqrt", "tan", "tanh", NULL};
+static const char *const bit_allowed[] = {
+    "arshift", "band", "bnot", "bor", "bswap", "bxor", "lshift", "rol", "ror", "rshift",
+    "tobit", "tohex", NULL};
+static const char *const coroutine_allowed[] = {
+    "create", "isyieldable", "resume", "running", "status", "wrap", "yield", NULL};
+
+/* names is sorted (strcmp order) and NULL-terminated. */
+static int listed(const char *const *names, const char *s)
+{
+    size_t lo = 0, hi = 0;
+    while (names[hi])
+        hi++;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(s, names[mid]);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+/* Once per program (immutable afterwards, shared by all vms, freed never):
+ * - the wrapper chunk's bytecode: parsing it costs ~14 us per process, loading under 1 us;
+ * - the names luaopen_base and luaopen_string add beyond the allow-lists: each process then
+ *   clears just those instead of walking its tables (a quarter of sw_vm_new's time).
+ * If preparing fails (no memory), every process falls back to the slow paths. */
+#define MAX_REMOVALS 64
+typedef struct removals {
+    int n; /* -1: unknown, walk the table */
+    char *names[MAX_REMOVALS];
+} removals;
 static struct {
     char *code;
     size_t len;
 } wrap_bc;
-static once_flag wrap_once = ONCE_FLAG_INIT;
+static removals base_removals = {-1, {0}}, string_removals = {-1, {0}};
+static once_flag prepared = ONCE_FLAG_INIT;
 
 static void *plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -335,22 +465,50 @@ static int bc_write(lua_State *L, const void *p, size_t sz, void *ud)
     return 0;
 }
 
-static void wrap_compile(void)
+static void find_removals(lua_State *L, int idx, const char *const *allowed, removals *out)
 {
-    lua_State *L = lua_newstate(plain_alloc, NULL);
-    if (!L)
-        return;
+    int n = 0, ok = 1;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING || n == MAX_REMOVALS)
+            ok = 0;
+        else if (!listed(allowed, lua_tostring(L, -1)) && !(out->names[n++] = strdup(lua_tostring(L, -1))))
+            ok = 0;
+    }
+    out->n = ok ? n : -1;
+}
+
+static int prepare_in(lua_State *L)
+{
+    lua_pushcfunction(L, luaopen_base);
+    lua_call(L, 0, 0);
+    lua_pushcfunction(L, luaopen_string);
+    lua_call(L, 0, 1);
+    find_removals(L, lua_gettop(L), string_allowed, &string_removals);
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    find_removals(L, lua_gettop(L), base_allowed, &base_removals);
     if (luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=[coroutine]") != 0 ||
         lua_dump(L, bc_write, NULL) != 0) {
         free(wrap_bc.code);
         wrap_bc.code = NULL;
     }
-    lua_close(L);
+    return 0;
+}
+
+static void prepare(void)
+{
+    lua_State *L;
+    pm_fill_bits();
+    L = lua_newstate(plain_alloc, NULL);
+    if (L && lua_cpcall(L, prepare_in, NULL) != 0)
+        base_removals.n = string_removals.n = -1;
+    if (L)
+        lua_close(L);
 }
 
 static void load_wrappers(lua_State *L)
 {
-    call_once(&wrap_once, wrap_compile);
     if (wrap_bc.code)
         luaL_loadbuffer(L, wrap_bc.code, wrap_bc.len, "=[coroutine]");
     else
@@ -361,35 +519,8 @@ static void load_wrappers(lua_State *L)
 
 /* ---- sandbox -------------------------------------------------------------------------- */
 
-static const char *const base_allowed[] = {
-    "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
-    "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "tonumber",
-    "tostring", "type", "unpack", "xpcall", NULL};
-static const char *const string_allowed[] = {
-    "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep",
-    "reverse", "sub", "upper", NULL};
-static const char *const table_allowed[] = {
-    "concat", "foreach", "foreachi", "getn", "insert", "maxn", "move", "remove", "sort", NULL};
-static const char *const math_allowed[] = {
-    "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
-    "fmod", "frexp", "huge", "ldexp", "log", "log10", "max", "min", "modf", "pi", "pow",
-    "rad", "random", "randomseed", "sin", "sinh", "sqrt", "tan", "tanh", NULL};
-static const char *const bit_allowed[] = {
-    "arshift", "band", "bnot", "bor", "bswap", "bxor", "lshift", "rol", "ror", "rshift",
-    "tobit", "tohex", NULL};
-static const char *const coroutine_allowed[] = {
-    "create", "isyieldable", "resume", "running", "status", "wrap", "yield", NULL};
-
-static int listed(const char *const *names, const char *s)
-{
-    for (; *names; names++)
-        if (strcmp(*names, s) == 0)
-            return 1;
-    return 0;
-}
-
 /* Removes every key of the table at idx that is not in names (an allow-list, so functions
- * a future LuaJIT adds stay out until someone reviews them). */
+ * a future LuaJIT adds stay out until someone reviews them). Walks the table. */
 static void keep_only(lua_State *L, int idx, const char *const *names)
 {
     lua_pushnil(L);
@@ -400,6 +531,20 @@ static void keep_only(lua_State *L, int idx, const char *const *names)
             lua_pushnil(L);
             lua_rawset(L, idx); /* clearing a field during traversal is allowed */
         }
+    }
+}
+
+/* keep_only, with the names to remove known in advance when they are. */
+static void keep_allowed(lua_State *L, int idx, const char *const *names, const removals *r)
+{
+    int i;
+    if (r->n < 0) {
+        keep_only(L, idx, names);
+        return;
+    }
+    for (i = 0; i < r->n; i++) {
+        lua_pushnil(L);
+        lua_setfield(L, idx, r->names[i]);
     }
 }
 
@@ -445,6 +590,7 @@ static int sb_print(lua_State *L)
     size_t len;
     const char *line;
     luaL_Buffer b;
+    cstack_check(L);
     lua_getglobal(L, "tostring");
     luaL_buffinit(L, &b);
     for (i = 1; i <= n; i++) {
@@ -479,7 +625,7 @@ static const luaL_Reg string_safe[] = {
 static void sandbox_string(lua_State *L)
 {
     lua_getglobal(L, "string");
-    keep_only(L, lua_gettop(L), string_allowed);
+    keep_allowed(L, lua_gettop(L), string_allowed, &string_removals);
     luaL_register(L, NULL, string_safe);
     lua_pop(L, 1);
     lua_pushliteral(L, "");
@@ -492,7 +638,7 @@ static void sandbox_string(lua_State *L)
 static void sandbox_base(lua_State *L)
 {
     lua_pushvalue(L, LUA_GLOBALSINDEX);
-    keep_only(L, lua_gettop(L), base_allowed);
+    keep_allowed(L, lua_gettop(L), base_allowed, &base_removals);
     lua_pop(L, 1);
 }
 
@@ -504,9 +650,39 @@ static int open_lib(lua_State *L, lua_CFunction open, const char *const *allowed
     return 1;
 }
 
-static int open_table(lua_State *L) { return open_lib(L, luaopen_table, table_allowed); }
+/* table.sort with the C stack check (its comparator may sort again). */
+static int sb_sort(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    cstack_check(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 0);
+    return 0;
+}
+
+static int open_table(lua_State *L)
+{
+    open_lib(L, luaopen_table, table_allowed);
+    lua_getfield(L, -1, "sort");
+    lua_pushcclosure(L, sb_sort, 1);
+    lua_setfield(L, -2, "sort");
+    return 1;
+}
 static int open_math(lua_State *L) { return open_lib(L, luaopen_math, math_allowed); }
 static int open_bit(lua_State *L) { return open_lib(L, luaopen_bit, bit_allowed); }
+
+/* coroutine.running: nil in a root coroutine (the main function, or a host task run by
+ * sw_vm_run), as for the main thread in Lua 5.1. So process code never holds a coroutine the
+ * scheduler resumes, and cannot resume one behind the scheduler's back. */
+static int co_running(lua_State *L)
+{
+    if (L == sw_vm_of(L)->co)
+        lua_pushnil(L);
+    else
+        lua_pushthread(L);
+    return 1;
+}
 
 static int open_coroutine(lua_State *L)
 {
@@ -524,6 +700,8 @@ static int open_coroutine(lua_State *L)
     lua_call(L, 5, 2);
     lua_setfield(L, t, "wrap");
     lua_setfield(L, t, "resume");
+    lua_pushcfunction(L, co_running);
+    lua_setfield(L, t, "running");
     return 1;
 }
 
@@ -612,6 +790,7 @@ static void call_open(lua_State *L, lua_CFunction open)
 static int vm_setup(lua_State *L)
 {
     sw_vm *vm = lua_touserdata(L, 1);
+    call_once(&prepared, prepare);
     call_open(L, luaopen_base);
     call_open(L, luaopen_string);
     lua_getglobal(L, "load"); /* the original, as the sandbox wrapper's upvalue */
@@ -631,8 +810,8 @@ static int vm_setup(lua_State *L)
         jit_hide(L);
     } else {
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
-        if (vm->reductions > 0)
-            lua_sethook(L, vm_hook, LUA_MASKCOUNT, vm->reductions);
+        if (counting(vm))
+            hook_set(vm, vm->reductions);
     }
     vm->co = lua_newthread(L);
     luaL_ref(L, LUA_REGISTRYINDEX);
@@ -645,7 +824,7 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     if (!vm)
         return NULL;
     vm->owner = owner;
-    vm->reductions = lim ? lim->reductions : SW_VM_REDUCTIONS_DEFAULT;
+    vm->reductions = !lim ? SW_VM_REDUCTIONS_DEFAULT : lim->reductions > 0 ? lim->reductions : 0;
     vm->jit = lim ? lim->jit : 0;
     atomic_init(&vm->killed, 0);
     atomic_flag_clear(&vm->hook_lock);
@@ -657,6 +836,7 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
         return NULL;
     }
     vm->limit = lim ? lim->memory : 0; /* from here on: creation itself never hits it */
+    vm->gc_at = vm->limit / 2;
     return vm;
 }
 
@@ -882,39 +1062,72 @@ static void pm_init(pm_state *ms, lua_State *L, const char *s, size_t ls, const 
     ms->depth = ms->level = 0;
 }
 
-static void pm_spend(pm_state *ms, int64_t units)
+/* Budget exhausted, or time to look at the kill flag. */
+static void pm_check(pm_state *ms)
 {
-    int64_t before = ms->budget;
-    ms->budget -= units;
     if (ms->budget < 0)
         luaL_error(ms->L, "pattern too complex");
-    if ((before ^ ms->budget) & ~(int64_t)PM_POLL_MASK && dying(ms->vm))
+    if (dying(ms->vm))
         die(ms->vm, ms->L);
 }
 
-/* ASCII classes of the C locale, as LuaJIT (never the process's locale). */
-static int pm_class(int c, int cl)
+/* One unit of work: a decrement and a test on the fast path. */
+static inline void pm_step(pm_state *ms)
 {
-    int res;
+    if ((--ms->budget & PM_POLL_MASK) == 0 || ms->budget < 0)
+        pm_check(ms);
+}
+
+static void pm_spend(pm_state *ms, int64_t units)
+{
+    ms->budget -= units;
+    pm_check(ms);
+}
+
+/* ASCII classes of the C locale, as LuaJIT (never the process's locale): a bit table filled
+ * once by prepare(), which every vm runs before any of its code. */
+enum { PM_ALPHA = 1, PM_DIGIT = 2, PM_LOWER = 4, PM_UPPER = 8, PM_SPACE = 16, PM_CNTRL = 32,
+       PM_PUNCT = 64, PM_XDIGIT = 128 };
+static unsigned char pm_bits[256];
+
+static void pm_fill_bits(void)
+{
+    int c;
+    for (c = 0; c < 256; c++) {
+        int lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z';
+        int digit = c >= '0' && c <= '9', graph = c > 32 && c < 127;
+        pm_bits[c] = (unsigned char)((lower || upper ? PM_ALPHA : 0) | (digit ? PM_DIGIT : 0) |
+            (lower ? PM_LOWER : 0) | (upper ? PM_UPPER : 0) |
+            (c == ' ' || (c >= '\t' && c <= '\r') ? PM_SPACE : 0) |
+            (c < 32 || c == 127 ? PM_CNTRL : 0) |
+            (graph && !lower && !upper && !digit ? PM_PUNCT : 0) |
+            (digit || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') ? PM_XDIGIT : 0));
+    }
+}
+
+static inline int pm_class(int c, int cl)
+{
+    int mask;
     switch (cl | 0x20) {
-    case 'a': res = (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; break;
-    case 'c': res = c < 32 || c == 127; break;
-    case 'd': res = c >= '0' && c <= '9'; break;
-    case 'g': res = c > 32 && c < 127; break;
-    case 'l': res = c >= 'a' && c <= 'z'; break;
-    case 'p': res = c > 32 && c < 127 && !pm_class(c, 'w'); break;
-    case 's': res = c == ' ' || (c >= '\t' && c <= '\r'); break;
-    case 'u': res = c >= 'A' && c <= 'Z'; break;
-    case 'w': res = pm_class(c, 'a') || pm_class(c, 'd'); break;
-    case 'x': res = pm_class(c, 'd') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); break;
-    case 'z': res = c == 0; break;
+    case 'a': mask = PM_ALPHA; break;
+    case 'c': mask = PM_CNTRL; break;
+    case 'd': mask = PM_DIGIT; break;
+    case 'g': mask = PM_ALPHA | PM_DIGIT | PM_PUNCT; break;
+    case 'l': mask = PM_LOWER; break;
+    case 'p': mask = PM_PUNCT; break;
+    case 's': mask = PM_SPACE; break;
+    case 'u': mask = PM_UPPER; break;
+    case 'w': mask = PM_ALPHA | PM_DIGIT; break;
+    case 'x': mask = PM_XDIGIT; break;
+    case 'z': return (c == 0) == ((cl & 0x20) != 0);
     default: return cl == c;
     }
-    return (cl & 0x20) ? res : !res; /* an upper-case class letter is the complement */
+    /* an upper-case class letter is the complement */
+    return ((pm_bits[c] & mask) != 0) == ((cl & 0x20) != 0);
 }
 
 /* Where the single-character class starting at p ends. */
-static const char *pm_class_end(pm_state *ms, const char *p)
+static inline const char *pm_class_end(pm_state *ms, const char *p)
 {
     char c = *p++;
     if (c == '%') {
@@ -960,7 +1173,7 @@ static int pm_bracket(int c, const char *p, const char *ec)
     return !found;
 }
 
-static int pm_single(pm_state *ms, const char *s, const char *p, const char *ep)
+static inline int pm_single(pm_state *ms, const char *s, const char *p, const char *ep)
 {
     int c;
     if (s >= ms->src_end)
@@ -984,7 +1197,7 @@ static const char *pm_balance(pm_state *ms, const char *s, const char *p)
     open = p[0];
     close = p[1];
     while (++s < ms->src_end) {
-        pm_spend(ms, 1);
+        pm_step(ms);
         if (*s == close) {
             if (--depth == 0)
                 return s + 1;
@@ -1052,7 +1265,7 @@ static const char *pm_max_expand(pm_state *ms, const char *s, const char *p, con
 {
     ptrdiff_t i = 0;
     while (pm_single(ms, s + i, p, ep)) {
-        pm_spend(ms, 1);
+        pm_step(ms);
         i++;
     }
     for (; i >= 0; i--) { /* longest first, then give back one at a time */
@@ -1103,7 +1316,7 @@ static const char *pm_do_match(pm_state *ms, const char *s, const char *p)
 {
     const char *next;
     for (;;) {
-        pm_spend(ms, 1);
+        pm_step(ms);
         if (p == ms->p_end)
             return s;
         switch (*p) {
@@ -1206,7 +1419,8 @@ static int str_find_aux(lua_State *L, int find)
     if (init > (lua_Integer)ls)
         init = (lua_Integer)ls;
     if (find && (lua_toboolean(L, 4) || !pm_has_specials(p, lp))) {
-        const char *q = memmem(s + init, ls - (size_t)init, p, lp);
+        const char *q = lp == 1 ? memchr(s + init, p[0], ls - (size_t)init)
+                                : memmem(s + init, ls - (size_t)init, p, lp);
         if (!q) {
             lua_pushnil(L);
             return 1;
@@ -1322,6 +1536,7 @@ static int str_gsub(lua_State *L)
     luaL_Buffer b;
     luaL_argcheck(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION ||
                      tr == LUA_TTABLE, 3, "string/function/table expected");
+    cstack_check(L);
     p += anchor;
     luaL_buffinit(L, &b);
     pm_init(&ms, L, src, ls, p);

@@ -3,8 +3,10 @@
 #include "worker.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "proc.h"
+#include "vm.h"
 
 #define POLL_EVERY 32 /* slices between two looks at the loop's timers while busy */
 
@@ -128,6 +130,50 @@ static void free_handle(uv_handle_t *h) { free(h); }
 
 /* At shutdown: the async handle is part of the worker; every timer is a process timer,
  * allocated with its handle first, and freed with it. */
+void sw_worker_slice_begin(sw_worker *w, sw_vm *vm)
+{
+    pthread_mutex_lock(&w->slice_lock);
+    w->slice_vm = vm;
+    w->slice_start = uv_hrtime();
+    pthread_mutex_unlock(&w->slice_lock);
+}
+
+void sw_worker_slice_end(sw_worker *w)
+{
+    pthread_mutex_lock(&w->slice_lock);
+    w->slice_vm = NULL;
+    pthread_mutex_unlock(&w->slice_lock);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
+/* Preemption by time: every half slice, interrupt the workers whose current slice is over.
+ * When no Lua has run for a while it naps longer, so an idle host costs nothing noticeable. */
+static void watchdog_main(void *arg)
+{
+    sw_workers *ws = arg;
+    int idle_checks = 0;
+    while (!atomic_load(&ws->stopping)) {
+        sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : SW_SLICE_NS / 2);
+        uint64_t now = uv_hrtime();
+        bool busy = false;
+        for (int i = 0; i < ws->n; i++) {
+            sw_worker *w = &ws->w[i];
+            pthread_mutex_lock(&w->slice_lock);
+            if (w->slice_vm) {
+                busy = true;
+                if (now - w->slice_start >= SW_SLICE_NS) sw_vm_interrupt(w->slice_vm);
+            }
+            pthread_mutex_unlock(&w->slice_lock);
+        }
+        idle_checks = busy ? 0 : idle_checks + 1;
+    }
+}
+
 static void close_handle(uv_handle_t *h, void *arg)
 {
     (void)arg;
@@ -146,6 +192,7 @@ int sw_workers_start(sw_workers *ws, int n)
         w->index = i;
         w->all = ws;
         pthread_mutex_init(&w->lock, NULL);
+        pthread_mutex_init(&w->slice_lock, NULL);
         uv_loop_init(&w->loop);
         uv_async_init(&w->loop, &w->wake, on_wake);
         w->wake.data = w;
@@ -154,7 +201,7 @@ int sw_workers_start(sw_workers *ws, int n)
         int rc = uv_thread_create(&ws->w[i].thread, worker_main, &ws->w[i]);
         if (rc) return rc;
     }
-    return 0;
+    return uv_thread_create(&ws->watchdog, watchdog_main, ws);
 }
 
 void sw_workers_stop(sw_workers *ws)
@@ -162,6 +209,7 @@ void sw_workers_stop(sw_workers *ws)
     atomic_store(&ws->stopping, true);
     for (int i = 0; i < ws->n; i++) uv_async_send(&ws->w[i].wake);
     for (int i = 0; i < ws->n; i++) uv_thread_join(&ws->w[i].thread);
+    uv_thread_join(&ws->watchdog);
     for (int i = 0; i < ws->n; i++) {
         sw_worker *w = &ws->w[i];
         on_wake(&w->wake); /* run calls still pending (timer cancels free their memory) */
@@ -171,6 +219,7 @@ void sw_workers_stop(sw_workers *ws)
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);
         pthread_mutex_destroy(&w->lock);
+        pthread_mutex_destroy(&w->slice_lock);
     }
     free(ws->w);
     ws->w = NULL;

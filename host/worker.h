@@ -12,6 +12,11 @@
 
 typedef struct sw_proc sw_proc;
 typedef struct sw_workers sw_workers;
+typedef struct sw_vm sw_vm;
+
+/* A slice longer than this is interrupted by the pool's watchdog (processes without an
+ * explicit limits.reductions: no count hook, so no cost per instruction). */
+#define SW_SLICE_NS (2 * 1000 * 1000)
 
 /* A function to run on a worker's thread (e.g. stop a timer that lives on its loop). */
 typedef struct sw_worker_call {
@@ -30,6 +35,9 @@ typedef struct sw_worker {
     size_t queued;
     sw_worker_call *calls;
     atomic_bool sleeping;
+    pthread_mutex_t slice_lock;  /* the watchdog interrupts slice_vm only while holding it */
+    sw_vm *slice_vm;
+    uint64_t slice_start;
 } sw_worker;
 
 struct sw_workers {
@@ -37,6 +45,7 @@ struct sw_workers {
     sw_worker *w;
     atomic_bool stopping;
     atomic_uint next;            /* round-robin for processes spawned from outside workers */
+    uv_thread_t watchdog;
 };
 
 /* Starts n worker threads. 0, or a negative libuv error. */
@@ -54,5 +63,10 @@ sw_worker *sw_workers_pick(sw_workers *ws);
 void sw_worker_enqueue(sw_worker *w, sw_proc *p);
 /* Runs fn on w's thread soon. Thread-safe. */
 void sw_worker_call_on(sw_worker *w, sw_worker_call *call);
+
+/* Brackets every run of Lua code on a worker: between them, the watchdog may interrupt vm
+ * once the slice is over SW_SLICE_NS; after end, vm may be freed. Thread: w's. */
+void sw_worker_slice_begin(sw_worker *w, sw_vm *vm);
+void sw_worker_slice_end(sw_worker *w);
 
 #endif

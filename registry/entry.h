@@ -58,7 +58,7 @@ typedef struct sw_process_lua {
     sw_imports imports;
     struct {
         uint64_t memory;         /* bytes; 0 = unlimited (an explicit 0 is refused at load) */
-        int64_t reductions;      /* instructions per time slice */
+        int64_t reductions;      /* instructions per slice by count hook; 0 (default): 2 ms time slices */
     } limits;
     bool jit;
 } sw_process_lua;

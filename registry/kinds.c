@@ -227,7 +227,6 @@ static const sw_field group_fields[] = {
 };
 static const sw_schema group_schema = {group_fields, N(group_fields)};
 
-static void process_lua_defaults(sw_entry *e) { e->as.process_lua.limits.reductions = 10000; }
 static void service_defaults(sw_entry *e) { lifecycle_defaults(&e->as.service.lifecycle); }
 static void group_defaults(sw_entry *e)
 {
@@ -238,7 +237,7 @@ static void group_defaults(sw_entry *e)
 }
 
 static const sw_kind_def kinds[] = {
-    {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, process_lua_defaults},
+    {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, NULL},
     {"library.lua", SW_KIND_LIBRARY_LUA, &library_lua_schema, NULL},
     {"process.host", SW_KIND_PROCESS_HOST, &host_schema, NULL},
     {"process.service", SW_KIND_SERVICE, &service_schema, service_defaults},

@@ -337,7 +337,7 @@ static void test_process_lua_defaults(void **state)
                                  "  - { name: p, kind: process.lua, source: \"return function() return 1 end\" }\n"
                                  "  - { name: h, kind: process.host }\n");
     const sw_process_lua *p = &t_get(r, "app:p")->as.process_lua;
-    assert_int_equal(p->limits.reductions, 10000);
+    assert_int_equal(p->limits.reductions, 0); /* time-sliced unless given */
     assert_true(p->limits.memory == 0);
     assert_false(p->jit);
     assert_null(p->method);

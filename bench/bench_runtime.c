@@ -1,0 +1,262 @@
+/* Runtime benchmarks, each against a baseline measured in the same run:
+ *  - ping-pong round trips between two processes (send + inbox receive, small table), against
+ *    a raw C copy of the same table between two bare LuaJIT states (half a round trip each);
+ *  - spawning idle processes: spawns/s and RSS per live process, against a bare LuaJIT state;
+ *  - preemption: a CPU-bound loop with the count hook against the same loop without it. */
+#include <lauxlib.h>
+#include <lualib.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "message.h"
+#include "proc.h"
+#include "runtime.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, resident = 0;
+    if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    if (f) fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static const char app[] =
+    "namespace: b\n"
+    "entries:\n"
+    "  - name: pong\n    kind: process.lua\n    source: |\n"
+    "      return function()\n"
+    "        local inbox = process.inbox()\n"
+    "        while true do\n"
+    "          local m = inbox:receive()\n"
+    "          if m:topic() == 'stop' then return end\n"
+    "          process.send(m:from(), 'pong', m:data())\n"
+    "        end\n"
+    "      end\n"
+    "  - name: ping\n    kind: process.lua\n    source: |\n"
+    "      return function(n)\n"
+    "        local pong = process.spawn('b:pong')\n"
+    "        local inbox = process.inbox()\n"
+    "        local payload = { id = 42, name = 'hello', tags = { 'a', 'b' }, ok = true }\n"
+    "        process.send(pong, 'ping', payload); inbox:receive()\n"
+    "        local t0 = time.now()\n"
+    "        for i = 1, n do\n"
+    "          process.send(pong, 'ping', payload)\n"
+    "          inbox:receive()\n"
+    "        end\n"
+    "        local dt = time.now() - t0\n"
+    "        process.send(pong, 'stop')\n"
+    "        return dt\n"
+    "      end\n"
+    "  - name: spin\n    kind: process.lua\n    source: |\n"
+    "      return function()\n"
+    "        local t0 = time.now()\n"
+    "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
+    "        return time.now() - t0\n"
+    "      end\n"
+    "  - name: spin_counted\n    kind: process.lua\n    limits: { reductions: 10000 }\n    source: |\n"
+    "      return function()\n"
+    "        local t0 = time.now()\n"
+    "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
+    "        return time.now() - t0\n"
+    "      end\n"
+    "  - name: idle\n    kind: process.lua\n    source: \"return function() process.inbox():receive() end\"\n"
+    "  - name: spawner\n    kind: process.lua\n    source: |\n"
+    "      return function(n)\n"
+    "        local t0 = time.now()\n"
+    "        for i = 1, n do process.spawn('b:idle') end\n"
+    "        local dt = time.now() - t0\n"
+    "        time.sleep(0.3)\n"
+    "        return dt\n"
+    "      end\n";
+
+/* ---- running one process to its end ---- */
+
+typedef struct waiter {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+    double value;
+} waiter;
+
+static void on_exit_cb(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    (void)pid;
+    waiter *w = arg;
+    lua_State *L = luaL_newstate();
+    double v = -1;
+    if (info->kind == SW_EXIT_OK && sw_msg_decode(L, info->result, info->result_len) == 1) {
+        lua_getfield(L, -1, "value");
+        v = lua_tonumber(L, -1);
+    } else if (info->error) {
+        fprintf(stderr, "bench process failed: %s\n", info->error);
+    }
+    lua_close(L);
+    pthread_mutex_lock(&w->lock);
+    w->value = v;
+    w->done = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static double run_process(sw_runtime *rt, const char *id, double arg)
+{
+    waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0};
+    lua_State *L = luaL_newstate();
+    lua_pushnumber(L, arg);
+    sw_msgbuf args;
+    sw_msgbuf_init(&args);
+    char err[256];
+    sw_msg_encode(L, 1, 1, 1 << 20, &args, err, sizeof err);
+    lua_close(L);
+    sw_spawn s = {.entry = sw_registry_get(rt->registry, id), .args = args.data, .args_len = args.len,
+                  .on_exit = on_exit_cb, .cb_arg = &w};
+    if (!sw_proc_spawn(rt, &s, err, sizeof err)) {
+        fprintf(stderr, "spawn %s: %s\n", id, err);
+        exit(1);
+    }
+    sw_msgbuf_free(&args);
+    pthread_mutex_lock(&w.lock);
+    while (!w.done) pthread_cond_wait(&w.cond, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    return w.value;
+}
+
+/* ---- baselines ---- */
+
+static void push_payload(lua_State *L)
+{
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, 42);
+    lua_setfield(L, -2, "id");
+    lua_pushstring(L, "hello");
+    lua_setfield(L, -2, "name");
+    lua_createtable(L, 2, 0);
+    lua_pushstring(L, "a");
+    lua_rawseti(L, -2, 1);
+    lua_pushstring(L, "b");
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, "tags");
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "ok");
+}
+
+/* Direct recursive copy of the value at idx in `from` onto `to`: no buffer, no checks. */
+static void raw_copy(lua_State *from, int idx, lua_State *to)
+{
+    switch (lua_type(from, idx)) {
+    case LUA_TNUMBER: lua_pushnumber(to, lua_tonumber(from, idx)); break;
+    case LUA_TBOOLEAN: lua_pushboolean(to, lua_toboolean(from, idx)); break;
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(from, idx, &len);
+        lua_pushlstring(to, s, len);
+        break;
+    }
+    case LUA_TTABLE:
+        lua_newtable(to);
+        lua_pushnil(from);
+        while (lua_next(from, idx < 0 ? idx - 1 : idx)) {
+            raw_copy(from, -2, to);
+            raw_copy(from, -1, to);
+            lua_rawset(to, -3);
+            lua_pop(from, 1);
+        }
+        break;
+    default: lua_pushnil(to);
+    }
+}
+
+static double raw_copies_per_second(void)
+{
+    lua_State *a = luaL_newstate(), *b = luaL_newstate();
+    push_payload(a);
+    const int n = 1000000;
+    double t0 = now();
+    for (int i = 0; i < n; i++) {
+        raw_copy(a, 1, b);
+        lua_settop(b, 0);
+        if ((i & 1023) == 0) lua_gc(b, LUA_GCSTEP, 0);
+    }
+    double dt = now() - t0;
+    lua_close(a);
+    lua_close(b);
+    return n / dt;
+}
+
+static long bare_state_bytes(void)
+{
+    lua_State *L = luaL_newstate();
+    long kb = lua_gc(L, LUA_GCCOUNT, 0);
+    lua_close(L);
+    return kb * 1024;
+}
+
+static double loop_seconds(int reductions)
+{
+    sw_vm_limits lim = {0, reductions, 0};
+    sw_vm *vm = sw_vm_new(&lim, NULL);
+    char err[128];
+    const char *src = "local s = 0 for i = 1, 30000000 do s = s + i % 7 end return s";
+    sw_vm_load(vm, "=loop", src, strlen(src), err, sizeof err);
+    lua_State *co = lua_newthread(sw_vm_lua(vm));
+    lua_insert(sw_vm_lua(vm), -2);
+    lua_xmove(sw_vm_lua(vm), co, 1);
+    double t0 = now();
+    sw_vm_status st = sw_vm_run(vm, co, 0);
+    while (st == SW_VM_PREEMPTED) st = sw_vm_run(vm, co, 0);
+    double dt = now() - t0;
+    sw_vm_free(vm);
+    return dt;
+}
+
+int main(int argc, char **argv)
+{
+    int round_trips = argc > 1 ? atoi(argv[1]) : 300000;
+    int spawns = argc > 2 ? atoi(argv[2]) : 100000;
+    sw_registry_file f = {"/nonexistent-bench/app.yaml", app, sizeof app - 1};
+    sw_diags d;
+    sw_diags_init(&d);
+    sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
+    if (!reg) { sw_diags_finish(&d); sw_diags_print(&d, stderr); return 1; }
+    sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
+    sw_runtime_config cfg = {.workers = getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
+    sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
+
+    double raw = raw_copies_per_second();
+    double dt = run_process(rt, "b:ping", round_trips);
+    double rtps = round_trips / dt;
+    printf("ping-pong: %d round trips in %.3f s = %.0f round trips/s (target >= 300000)\n", round_trips, dt, rtps);
+    printf("  floor: raw C copy between two bare LuaJIT states %.0f msgs/s = %.0f round trips/s; ratio %.2f\n",
+           raw, raw / 2, rtps / (raw / 2));
+
+    long before = rss_kb();
+    double spawn_dt = run_process(rt, "b:spawner", spawns);
+    long after = rss_kb();
+    size_t live = sw_pidtable_live(&rt->pids);
+    printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 20000)\n", spawns, spawn_dt, spawns / spawn_dt);
+    printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 32 KB); bare LuaJIT state %.1f KB\n",
+           live, after - before, (double)(after - before) / (double)(live ? live : 1), bare_state_bytes() / 1024.0);
+
+    double sliced = run_process(rt, "b:spin", 0), counted = run_process(rt, "b:spin_counted", 0);
+    sw_runtime_free(rt);
+    double bare = loop_seconds(0);
+    printf("preemption: CPU loop in a process preempted every 2 ms %.3f s; the same loop with no preemption %.3f s: "
+           "%.0f%% speed (target >= 90%%)\n", sliced, bare, 100 * bare / sliced);
+    printf("  with an explicit limits.reductions = 10000 (count hook): %.3f s, %.0f%% speed\n", counted, 100 * bare / counted);
+    sw_log_free(log);
+    sw_registry_free(reg);
+    sw_diags_free(&d);
+    return 0;
+}

@@ -1,0 +1,3 @@
+return {
+  shout = function(s) return string.upper(s) .. "!" end,
+}

@@ -1,0 +1,988 @@
+/* Unit tests for host/vm.c: the sandbox (security cases S1-S9, S11, S13, S14), preemption
+ * and blocking through nested user coroutines, kill from another thread (also through
+ * pcall, coroutine.resume, sort comparators, xpcall handlers and pattern matching), the
+ * memory limit, lazy globals, JIT mode, and the bounded string matcher against LuaJIT's. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "vm.h"
+
+/* ---- helpers -------------------------------------------------------------------------- */
+
+typedef struct run_result {
+    sw_vm_status st;
+    int preempted, blocked;
+} run_result;
+
+static int owner_token;
+
+/* recv(...): blocks, handing its arguments to the scheduler (see drive). */
+static int t_recv(lua_State *L) { return sw_vm_block(L, lua_gettop(L)); }
+
+/* owner_ok(): true when sw_vm_owner/sw_vm_of work from this coroutine. */
+static int t_owner_ok(lua_State *L)
+{
+    lua_pushboolean(L, sw_vm_owner(L) == &owner_token && sw_vm_lua(sw_vm_of(L)) != NULL);
+    return 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static sw_vm *vm_with(const char *code, const sw_vm_limits *lim)
+{
+    char err[256];
+    sw_vm *vm = sw_vm_new(lim, &owner_token);
+    assert_non_null(vm);
+    lua_register(sw_vm_lua(vm), "recv", t_recv);
+    lua_register(sw_vm_lua(vm), "owner_ok", t_owner_ok);
+    if (sw_vm_load(vm, "=t", code, strlen(code), err, sizeof err) != 0)
+        fail_msg("load: %s", err);
+    return vm;
+}
+
+/* The scheduler stand-in. At BLOCKED it answers with the handed values doubled (numbers)
+ * or, if none were handed, with 100 + the number of blocks so far. */
+static run_result drive(sw_vm *vm)
+{
+    run_result r = {sw_vm_start(vm, 0), 0, 0};
+    while (r.st == SW_VM_PREEMPTED || r.st == SW_VM_BLOCKED) {
+        lua_State *t = sw_vm_thread(vm);
+        int n = 0, i, top = lua_gettop(t);
+        if (r.st == SW_VM_PREEMPTED) {
+            r.preempted++;
+        } else {
+            r.blocked++;
+            for (i = 1; i <= top; i++, n++)
+                lua_pushnumber(t, lua_tonumber(t, i) * 2);
+            if (n == 0)
+                lua_pushinteger(t, 100 + r.blocked), n = 1;
+        }
+        r.st = sw_vm_resume(vm, n);
+    }
+    return r;
+}
+
+static run_result run_code(const char *code, const sw_vm_limits *lim, sw_vm **keep)
+{
+    sw_vm *vm = vm_with(code, lim);
+    run_result r = drive(vm);
+    if (r.st == SW_VM_FAILED && !keep)
+        fail_msg("failed: %s", sw_vm_error(vm));
+    if (keep)
+        *keep = vm;
+    else
+        sw_vm_free(vm);
+    return r;
+}
+
+/* Runs code that must end DONE and returns a malloc'd copy of its results as one string
+ * "v1|v2|..." (strings and numbers as tostring, booleans, nil, else the type name). */
+static char *results(const char *code, const sw_vm_limits *lim, run_result *out)
+{
+    sw_vm *vm;
+    run_result r = run_code(code, lim, &vm);
+    lua_State *t = sw_vm_thread(vm);
+    size_t len = 0, cap = 64;
+    char *s = malloc(cap);
+    int i, n = lua_gettop(t);
+    if (r.st != SW_VM_DONE)
+        fail_msg("status %d: %s", r.st, sw_vm_error(vm) ? sw_vm_error(vm) : "");
+    s[0] = '\0';
+    for (i = 1; i <= n; i++) {
+        const char *v;
+        size_t vl;
+        lua_pushvalue(t, i); /* tostring a copy: numbers stay numbers */
+        v = lua_isnil(t, -1) ? "nil"
+            : lua_isboolean(t, -1) ? (lua_toboolean(t, -1) ? "true" : "false")
+            : lua_isstring(t, -1) ? lua_tostring(t, -1)
+            : luaL_typename(t, -1);
+        vl = strlen(v);
+        while (len + vl + 2 > cap)
+            s = realloc(s, cap *= 2);
+        if (i > 1)
+            s[len++] = '|';
+        memcpy(s + len, v, vl + 1);
+        len += vl;
+        lua_pop(t, 1);
+    }
+    if (out)
+        *out = r;
+    sw_vm_free(vm);
+    return s;
+}
+
+#define assert_results(code, lim, expected)                                                   \
+    do {                                                                                      \
+        char *got_ = results(code, lim, NULL);                                                \
+        assert_string_equal(got_, expected);                                                  \
+        free(got_);                                                                           \
+    } while (0)
+
+/* Runs code that must end FAILED; returns a copy of sw_vm_error. */
+static char *failure(const char *code, const sw_vm_limits *lim)
+{
+    sw_vm *vm;
+    run_result r = run_code(code, lim, &vm);
+    char *e;
+    if (r.st != SW_VM_FAILED)
+        fail_msg("expected FAILED, got %d", r.st);
+    e = strdup(sw_vm_error(vm));
+    sw_vm_free(vm);
+    return e;
+}
+
+#define assert_fails_with(code, lim, part)                                                    \
+    do {                                                                                      \
+        char *e_ = failure(code, lim);                                                        \
+        if (!strstr(e_, part))                                                                \
+            fail_msg("error %s lacks %s", e_, part);                                          \
+        free(e_);                                                                             \
+    } while (0)
+
+/* A runner thread drives the vm; the test thread kills it. */
+typedef struct runner {
+    sw_vm *vm;
+    run_result r;
+    double ended;
+} runner;
+
+static void *runner_main(void *arg)
+{
+    runner *rn = arg;
+    rn->r = drive(rn->vm);
+    rn->ended = now_s();
+    return NULL;
+}
+
+/* Kills code running in another thread after a while; returns the seconds the kill took. */
+static double kill_running(const char *code, int reductions)
+{
+    sw_vm_limits lim = {0, reductions, 0};
+    runner rn = {vm_with(code, &lim), {0, 0, 0}, 0};
+    pthread_t th;
+    double killed_at;
+    assert_int_equal(pthread_create(&th, NULL, runner_main, &rn), 0);
+    sleep_ms(60);
+    killed_at = now_s();
+    sw_vm_kill(rn.vm);
+    pthread_join(th, NULL);
+    assert_int_equal(rn.r.st, SW_VM_KILLED);
+    assert_string_equal(sw_vm_error(rn.vm), "killed");
+    assert_int_equal(sw_vm_resume(rn.vm, 0), SW_VM_KILLED); /* final stays final */
+    sw_vm_free(rn.vm);
+    return rn.ended - killed_at;
+}
+
+static const sw_vm_limits count_mode = {0, 1000, 0};
+static const sw_vm_limits tick_mode = {0, 0, 0};
+
+/* ---- sandbox: S1-S4, S9, S11, S13 ------------------------------------------------------- */
+
+static void s1_no_dangerous_modules(void **state)
+{
+    (void)state;
+    assert_results("return io, os, package, debug, jit, ffi, require, module", NULL,
+                   "nil|nil|nil|nil|nil|nil|nil|nil");
+}
+
+static void s2_binary_chunks_refused(void **state)
+{
+    char err[128];
+    sw_vm *vm = sw_vm_new(NULL, NULL);
+    (void)state;
+    assert_results("local f, e = load('\\27LJ\\2\\0') return f, e:find('binary chunk') ~= nil",
+                   NULL, "nil|true");
+    assert_results("local f, e = loadstring('\\27LJ\\2\\0', 'x') return f, e:find('binary') ~= nil",
+                   NULL, "nil|true");
+    assert_results("local done\n"
+                   "local f, e = load(function() if done then return nil end done = true\n"
+                   "  return '\\27LJ\\2\\0' end)\n"
+                   "return f, e:find('binary') ~= nil",
+                   NULL, "nil|true");
+    assert_results("return load('return 1 + 1', 'x', 'b')()", NULL, "2"); /* mode is forced */
+    assert_int_equal(sw_vm_load(vm, "=bin", "\33LJ\2\0", 5, err, sizeof err), -1);
+    assert_non_null(strstr(err, "binary"));
+    sw_vm_free(vm);
+}
+
+static void s3_string_metatable_protected(void **state)
+{
+    (void)state;
+    assert_results("return getmetatable(''), ('').dump, string.dump, ('a'):upper()", NULL,
+                   "false|nil|nil|A");
+    assert_results("return pcall(setmetatable, 'x', {})", NULL, "false|bad argument #1 to '?' "
+                   "(table expected, got string)");
+}
+
+static void s4_no_environment_functions(void **state)
+{
+    (void)state;
+    assert_results("return getfenv, setfenv, dofile, loadfile, newproxy, gcinfo", NULL,
+                   "nil|nil|nil|nil|nil|nil");
+}
+
+static void globals_are_an_allow_list(void **state)
+{
+    (void)state;
+    assert_results("local n = {} for k in pairs(_G) do n[#n + 1] = k end table.sort(n)\n"
+                   "return table.concat(n, ' ')",
+                   NULL,
+                   "_G _VERSION assert collectgarbage error getmetatable ipairs load loadstring "
+                   "next owner_ok pairs pcall print rawequal rawget rawset recv select "
+                   "setmetatable string tonumber tostring type unpack xpcall");
+}
+
+static void s9_collectgarbage_only_count(void **state)
+{
+    (void)state;
+    assert_fails_with("collectgarbage('stop')", NULL, "not allowed");
+    assert_fails_with("collectgarbage()", NULL, "not allowed");
+    assert_results("return type(collectgarbage('count')), collectgarbage('count') > 1", NULL,
+                   "number|true");
+}
+
+static void s11_processes_do_not_share_string(void **state)
+{
+    sw_vm *a = vm_with("string.upper = nil return pcall(function() return ('a'):upper() end)",
+                       NULL);
+    (void)state;
+    assert_int_equal(drive(a).st, SW_VM_DONE);
+    assert_false(lua_toboolean(sw_vm_thread(a), 1)); /* A broke its own string methods */
+    assert_results("return ('a'):upper()", NULL, "A");
+    sw_vm_free(a);
+}
+
+static void s13_error_tostring_never_called(void **state)
+{
+    sw_vm *vm;
+    double t0 = now_s();
+    (void)state;
+    assert_fails_with("error(setmetatable({}, {__tostring = function() while true do end end}))",
+                      NULL, "(error object is a table value)");
+    assert_true(now_s() - t0 < 5);
+    /* errors.new-style tables: the message field, and the raw value stays readable */
+    assert_int_equal(run_code("error({message = 'boom', kind = 'bad', retryable = false})",
+                              NULL, &vm).st, SW_VM_FAILED);
+    assert_true(strncmp(sw_vm_error(vm), "boom\nstack traceback:", 21) == 0);
+    lua_State *t = sw_vm_thread(vm);
+    assert_int_equal(lua_type(t, -1), LUA_TTABLE);
+    lua_pushliteral(t, "kind");
+    lua_rawget(t, -2);
+    assert_string_equal(lua_tostring(t, -1), "bad");
+    sw_vm_free(vm);
+    assert_fails_with("error(42)", NULL, "42\nstack traceback");
+    assert_fails_with("error(true)", NULL, "(error object is a boolean value)");
+}
+
+static void failure_has_traceback(void **state)
+{
+    char *e;
+    (void)state;
+    e = failure("local function inner() error('deep') end\n"
+                "local function outer() inner() end\n"
+                "outer()\n",
+                NULL);
+    assert_non_null(strstr(e, "t:1: deep"));
+    assert_non_null(strstr(e, "stack traceback:"));
+    assert_non_null(strstr(e, "in function 'inner'"));
+    assert_non_null(strstr(e, "in function 'outer'"));
+    free(e);
+}
+
+static void load_reports_syntax_errors(void **state)
+{
+    char err[128];
+    sw_vm *vm = sw_vm_new(NULL, NULL);
+    (void)state;
+    assert_int_equal(sw_vm_load(vm, "@app/x.lua", "return +", 8, err, sizeof err), -1);
+    assert_non_null(strstr(err, "app/x.lua:1:"));
+    assert_int_equal(lua_gettop(sw_vm_lua(vm)), 0);
+    sw_vm_free(vm);
+}
+
+static void print_writes_one_line(void **state)
+{
+    char path[] = "/tmp/test_vm_printXXXXXX", buf[128] = {0};
+    int fd = mkstemp(path), saved;
+    (void)state;
+    assert_true(fd >= 0);
+    fflush(stdout);
+    saved = dup(1);
+    dup2(fd, 1);
+    assert_results("print('a', 1, nil, true) print() return true", NULL, "true");
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    assert_true(pread(fd, buf, sizeof buf - 1, 0) > 0);
+    close(fd);
+    unlink(path);
+    assert_string_equal(buf, "a\t1\tnil\ttrue\n\n");
+}
+
+static void owner_visible_from_coroutines(void **state)
+{
+    (void)state;
+    assert_results("return owner_ok(), coroutine.wrap(function() return owner_ok() end)()",
+                   NULL, "true|true");
+}
+
+/* ---- lazy globals ----------------------------------------------------------------------- */
+
+static int open_foo(lua_State *L)
+{
+    lua_newtable(L);
+    lua_pushinteger(L, 7);
+    lua_setfield(L, -2, "x");
+    return 1;
+}
+
+static int spawn_stub(lua_State *L)
+{
+    lua_pushliteral(L, "spawned");
+    return 1;
+}
+
+static int extend_coroutine(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE); /* the builtin library, to extend */
+    lua_pushcfunction(L, spawn_stub);
+    lua_setfield(L, 1, "spawn");
+    lua_settop(L, 1);
+    return 1;
+}
+
+static const sw_vm_lib test_libs[] = {
+    {"foo", open_foo}, {"coroutine", extend_coroutine}, {NULL, NULL}};
+
+static void lazy_globals(void **state)
+{
+    sw_vm *vm;
+    (void)state;
+    assert_results("local before = rawget(_G, 'math') local m = math\n"
+                   "return before, m == rawget(_G, 'math'), m.floor(2.5), bit.band(6, 3),\n"
+                   "  table.concat({1, 2}, ',')",
+                   NULL, "nil|true|2|2|1,2");
+    assert_results("local m = math math = nil return math, m ~= nil", NULL, "nil|true");
+    assert_results("return getmetatable(_G), pcall(setmetatable, _G, {})", NULL,
+                   "false|false|cannot change a protected metatable");
+    vm = vm_with("return foo.x, coroutine.spawn(), type(coroutine.resume), nothing", NULL);
+    sw_vm_set_libs(vm, test_libs);
+    assert_int_equal(drive(vm).st, SW_VM_DONE);
+    assert_int_equal(lua_tointeger(sw_vm_thread(vm), 1), 7);
+    assert_string_equal(lua_tostring(sw_vm_thread(vm), 2), "spawned");
+    assert_string_equal(lua_tostring(sw_vm_thread(vm), 3), "function");
+    assert_true(lua_isnil(sw_vm_thread(vm), 4));
+    sw_vm_free(vm);
+}
+
+/* ---- preemption and coroutines ---------------------------------------------------------- */
+
+static void s5_plain_loop_is_preempted(void **state)
+{
+    run_result r;
+    char *v = results("local s = 0 for i = 1, 1e6 do s = s + i end return s", &count_mode, &r);
+    (void)state;
+    assert_string_equal(v, "500000500000");
+    assert_true(r.preempted >= 1000); /* >= 2e6 instructions in slices of 1000 */
+    free(v);
+}
+
+static void preempted_inside_pcall_and_metamethods(void **state)
+{
+    run_result r;
+    char *v = results("local t = setmetatable({}, {__index = function(_, k)\n"
+                      "  local s = 0 for i = 1, 1e5 do s = s + i end return s + k end})\n"
+                      "return pcall(function() return t[1] end)",
+                      &count_mode, &r);
+    (void)state;
+    assert_string_equal(v, "true|5000050001");
+    assert_true(r.preempted > 100);
+    free(v);
+}
+
+/* The hook fires where yielding is impossible (an xpcall handler of a VM error, a sort
+ * comparator): it must wait, never raise "attempt to yield across C-call boundary". */
+static void no_preemption_where_yield_is_impossible(void **state)
+{
+    (void)state;
+    assert_results("return xpcall(function() local x = nil + 1 end, function(m)\n"
+                   "  local s = 0 for i = 1, 1e5 do s = s + i end return s end)",
+                   &count_mode, "false|5000050000");
+    assert_results("local t = {5, 3, 1, 4, 2}\n"
+                   "table.sort(t, function(a, b) for i = 1, 1e4 do end return a < b end)\n"
+                   "return table.concat(t, ',')",
+                   &count_mode, "1,2,3,4,5");
+    assert_results("return (('abc'):gsub('.', function(c) for i = 1, 1e4 do end\n"
+                   "  return c:upper() end))",
+                   &count_mode, "ABC");
+}
+
+static void passthrough_nested_coroutines(void **state)
+{
+    run_result r;
+    char *v = results(
+        "local function loop(n) local s = 0 for i = 1, n do s = s + 1 end return s end\n"
+        "local outer = coroutine.create(function(a)\n"
+        "  local middle = coroutine.wrap(function(b)\n"
+        "    local inner = coroutine.create(function(c)\n"
+        "      local got = coroutine.yield(loop(3e5) + c)\n"
+        "      return got, 'inner done'\n"
+        "    end)\n"
+        "    local ok1, v1 = coroutine.resume(inner, b)\n"
+        "    local ok2, v2, v3 = coroutine.resume(inner, 'to inner')\n"
+        "    coroutine.yield(v1 + loop(1e5))\n"
+        "    return v2 .. '/' .. v3 .. '/' .. tostring(ok1 and ok2)\n"
+        "  end)\n"
+        "  local first = middle(a)\n"
+        "  local second = middle()\n"
+        "  local back = coroutine.yield(first, second)\n"
+        "  return back\n"
+        "end)\n"
+        "local ok, x, y = coroutine.resume(outer, 1)\n"
+        "local ok2, z = coroutine.resume(outer, 'last')\n"
+        "return ok, x, y, ok2, z, coroutine.status(outer)",
+        &count_mode, &r);
+    (void)state;
+    assert_string_equal(v, "true|400001|to inner/inner done/true|true|last|dead");
+    assert_true(r.preempted > 200);
+    free(v);
+}
+
+static void s7_style_loop_in_coroutine_returns_values(void **state)
+{
+    run_result r;
+    char *v = results("local co = coroutine.create(function(a)\n"
+                      "  local s = 0 for i = 1, 6e5 do s = s + i end return a, s end)\n"
+                      "return coroutine.resume(co, 'x')",
+                      &count_mode, &r);
+    (void)state;
+    assert_string_equal(v, "true|x|180000300000");
+    assert_true(r.preempted > 500);
+    free(v);
+}
+
+/* The main coroutine is the scheduler's: process code cannot get hold of it. */
+static void root_coroutine_is_not_visible(void **state)
+{
+    (void)state;
+    assert_results("local inner = coroutine.create(function() return coroutine.running() end)\n"
+                   "local ok, me = coroutine.resume(inner)\n"
+                   "return coroutine.running(), me == inner",
+                   NULL, "nil|true");
+}
+
+static void user_yield_at_top_fails(void **state)
+{
+    (void)state;
+    assert_fails_with("coroutine.yield(1)", NULL, "attempt to yield from outside a coroutine");
+}
+
+static void deep_coroutine_nesting_is_an_error(void **state)
+{
+    (void)state; /* raw LuaJIT overflows the C stack here and crashes */
+    assert_results("local depth = 0\n"
+                   "local function f() depth = depth + 1 coroutine.wrap(f)() end\n"
+                   "local ok, e = pcall(f)\n"
+                   "return ok, e:match('C stack overflow') ~= nil, depth <= 201",
+                   NULL, "false|true|true");
+}
+
+static void c_callback_recursion_is_an_error(void **state)
+{
+    (void)state; /* raw LuaJIT segfaults on the first one */
+    assert_results("local function f(c) return (('ab'):gsub('.', f)) end\n"
+                   "return select(2, pcall(f, 'ab')):match('C stack overflow') ~= nil",
+                   NULL, "true");
+    assert_results("local function cmp(a, b) table.sort({3, 2, 1}, cmp) return a < b end\n"
+                   "return pcall(table.sort, {3, 2, 1}, cmp)",
+                   NULL, "false|t:1: C stack overflow");
+}
+
+/* ---- blocking ------------------------------------------------------------------------- */
+
+static void block_at_top_level(void **state)
+{
+    run_result r;
+    char *v = results("local a, b = recv(3, 4) local c = recv() return a, b, c", NULL, &r);
+    (void)state;
+    assert_string_equal(v, "6|8|102");
+    assert_int_equal(r.blocked, 2);
+    free(v);
+}
+
+static void block_passes_through_coroutines(void **state)
+{
+    run_result r;
+    char *v = results(
+        "local gen = coroutine.wrap(function()\n"
+        "  local inner = coroutine.wrap(function()\n"
+        "    for i = 1, 3 do coroutine.yield(recv(i)) end\n"
+        "  end)\n"
+        "  for i = 1, 3 do coroutine.yield(inner() + 1000) end\n"
+        "end)\n"
+        "local pc = coroutine.create(function() return pcall(recv, 21) end)\n"
+        "return gen(), gen(), gen(), select(2, coroutine.resume(pc))",
+        &count_mode, &r);
+    (void)state;
+    assert_string_equal(v, "1002|1004|1006|true|42");
+    assert_int_equal(r.blocked, 4);
+    free(v);
+}
+
+static void block_in_a_c_callback_is_an_error(void **state)
+{
+    (void)state;
+    assert_fails_with("table.sort({2, 1}, function(a, b) recv() return a < b end)", NULL,
+                      "cannot block here");
+    assert_fails_with("local co = coroutine.wrap(function() recv() end)\n"
+                      "table.sort({2, 1}, function(a, b) co() return a < b end)",
+                      NULL, "cannot block");
+}
+
+static void blocked_vm_freed_without_resume(void **state)
+{
+    sw_vm *vm = vm_with("local co = coroutine.wrap(function() return recv() end) return co()",
+                        NULL);
+    (void)state;
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_BLOCKED);
+    sw_vm_free(vm); /* ASan checks nothing leaks */
+}
+
+static void misuse_of_start_and_resume(void **state)
+{
+    sw_vm *vm = sw_vm_new(NULL, NULL);
+    (void)state;
+    assert_int_equal(sw_vm_resume(vm, 0), SW_VM_FAILED); /* not started */
+    lua_pushinteger(sw_vm_lua(vm), 1);
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_FAILED); /* not a function */
+    assert_non_null(strstr(sw_vm_error(vm), "no function"));
+    sw_vm_free(vm);
+    vm = vm_with("return ...", NULL);
+    lua_pushinteger(sw_vm_lua(vm), 5);
+    lua_pushliteral(sw_vm_lua(vm), "x");
+    assert_int_equal(sw_vm_start(vm, 2), SW_VM_DONE);
+    assert_int_equal(lua_gettop(sw_vm_thread(vm)), 2);
+    assert_string_equal(lua_tostring(sw_vm_thread(vm), 2), "x");
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_FAILED); /* twice */
+    sw_vm_free(vm);
+}
+
+/* ---- kill --------------------------------------------------------------------------------- */
+
+static void s5_kill_infinite_loop(void **state)
+{
+    (void)state;
+    assert_true(kill_running("while true do end", 1000) < 1);
+    assert_true(kill_running("while true do end", 0) < 1); /* no count hook: the kill arms one */
+}
+
+static void s6_kill_through_pcall(void **state)
+{
+    const char *s6 = "while true do pcall(function() while true do end end) end";
+    (void)state;
+    assert_true(kill_running(s6, 1000) < 1);
+    assert_true(kill_running(s6, 0) < 1);
+    assert_true(kill_running("while true do xpcall(function() while true do end end,\n"
+                             "  function() while true do end end) end",
+                             1000) < 1);
+}
+
+static void s7_kill_through_coroutine_resume(void **state)
+{
+    const char *s7 = "while true do coroutine.resume(coroutine.create(function() "
+                     "while true do end end)) end";
+    (void)state;
+    assert_true(kill_running(s7, 1000) < 1);
+    assert_true(kill_running(s7, 0) < 1);
+    assert_true(kill_running("while true do pcall(coroutine.wrap(function() "
+                             "pcall(error, 'x') while true do end end)) end",
+                             1000) < 1);
+}
+
+static void kill_inside_sort_comparator(void **state)
+{
+    const char *code = "table.sort({3, 2, 1}, function(a, b) while true do end end)";
+    (void)state;
+    assert_true(kill_running(code, 1000) < 1);
+    assert_true(kill_running(code, 0) < 1);
+}
+
+static void kill_before_running(void **state)
+{
+    sw_vm *vm = vm_with("return 1", NULL);
+    (void)state;
+    sw_vm_kill(vm);
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_KILLED);
+    sw_vm_free(vm);
+    vm = vm_with("local s = 0 for i = 1, 1e6 do s = s + i end return s", &count_mode);
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_PREEMPTED);
+    sw_vm_kill(vm); /* while preempted */
+    assert_int_equal(sw_vm_resume(vm, 0), SW_VM_KILLED);
+    sw_vm_free(vm);
+    vm = vm_with("return recv()", NULL);
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_BLOCKED);
+    sw_vm_kill(vm); /* while blocked */
+    lua_pushinteger(sw_vm_thread(vm), 1);
+    assert_int_equal(sw_vm_resume(vm, 1), SW_VM_KILLED);
+    sw_vm_free(vm);
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+static void s8_memory_limit(void **state)
+{
+    sw_vm_limits lim = {32u << 20, 10000, 0};
+    sw_vm *vm;
+    (void)state;
+    /* distinct strings: 32 iterations of 1 MB (S8 as written interns one string and only the
+     * table grows: it also fails, after ~2M iterations; the 1 MB case below is that code) */
+    assert_fails_with("local t = {} while true do t[#t + 1] = ('x'):rep(1e6) .. #t end", &lim,
+                      "memory limit exceeded");
+    lim.memory = 1u << 20;
+    assert_fails_with("local t = {} while true do t[#t+1] = (\"x\"):rep(1e6) end", &lim,
+                      "memory limit exceeded");
+    /* catching the error does not help: the process fails */
+    lim.memory = 4u << 20;
+    assert_fails_with("local ok = pcall(function() local t = {}\n"
+                      "  while true do t[#t + 1] = ('y'):rep(1e5) .. #t end end)\n"
+                      "while true do end",
+                      &lim, "memory limit exceeded");
+    /* the host lives on: a fresh process runs, and the limit counts its own bytes */
+    assert_int_equal(run_code("return 1", &lim, &vm).st, SW_VM_DONE);
+    assert_true(sw_vm_memory(vm) > 10000 && sw_vm_memory(vm) < lim.memory);
+    sw_vm_free(vm);
+}
+
+/* LuaJIT never collects when an allocation fails: the vm asks for a collection itself as
+ * the heap nears the limit, so live data close to the limit survives garbage churn. */
+static void live_data_near_the_limit_survives_garbage(void **state)
+{
+    const char *code = "local live = {} for i = 1, 70 do live[i] = ('x'):rep(1e5) .. i end\n"
+                       "local n = 0 for i = 1, 3000 do n = n + #(('y'):rep(1e5) .. i) end\n"
+                       "return n";
+    sw_vm_limits lim = {8u << 20, 10000, 0};
+    (void)state;
+    assert_results(code, &lim, "300010893");
+    lim.reductions = 0;
+    assert_results(code, &lim, "300010893");
+    /* not with jit = 1: compiled traces never run the hook that collects */
+}
+
+static void memory_is_counted(void **state)
+{
+    sw_vm *vm = sw_vm_new(NULL, NULL);
+    size_t before = sw_vm_memory(vm);
+    (void)state;
+    lua_pushstring(sw_vm_lua(vm), "a string long enough to be counted properly, surely");
+    assert_true(sw_vm_memory(vm) > before);
+    lua_pop(sw_vm_lua(vm), 1);
+    lua_gc(sw_vm_lua(vm), LUA_GCCOLLECT, 0);
+    assert_true(sw_vm_memory(vm) <= before + 64);
+    sw_vm_free(vm);
+}
+
+/* ---- JIT and interrupts ---------------------------------------------------------------- */
+
+static void jit_mode_runs(void **state)
+{
+    sw_vm_limits lim = {0, 1000, 1};
+    run_result r;
+    char *v = results("local s = 0 for i = 1, 1e7 do s = s + i % 3 end return s, jit", &lim, &r);
+    (void)state;
+    assert_string_equal(v, "10000000|nil");
+    assert_int_equal(r.preempted, 0);
+    free(v);
+}
+
+typedef struct ticker {
+    sw_vm *vm;
+    volatile int stop;
+} ticker;
+
+static void *ticker_main(void *arg)
+{
+    ticker *tk = arg;
+    while (!tk->stop) {
+        sw_vm_interrupt(tk->vm);
+        sleep_ms(1);
+    }
+    return NULL;
+}
+
+static void interrupt_preempts_without_count_hook(void **state)
+{
+    runner rn = {vm_with("local s = 0 for i = 1, 3e7 do s = s + i % 3 end return s", &tick_mode),
+                 {0, 0, 0}, 0};
+    ticker tk = {rn.vm, 0};
+    pthread_t tr, tt;
+    (void)state;
+    assert_int_equal(pthread_create(&tt, NULL, ticker_main, &tk), 0);
+    assert_int_equal(pthread_create(&tr, NULL, runner_main, &rn), 0);
+    pthread_join(tr, NULL);
+    tk.stop = 1;
+    pthread_join(tt, NULL);
+    assert_int_equal(rn.r.st, SW_VM_DONE);
+    assert_true(rn.r.preempted >= 1);
+    assert_int_equal(lua_tointeger(sw_vm_thread(rn.vm), 1), 30000000);
+    sw_vm_free(rn.vm);
+}
+
+/* ---- S14 and the bounded matcher ---------------------------------------------------------- */
+
+static void s14_catastrophic_pattern(void **state)
+{
+    double t0 = now_s();
+    (void)state;
+    assert_fails_with("string.find(('a'):rep(30), ('a?'):rep(30) .. ('a'):rep(30))", NULL,
+                      "pattern too complex");
+    assert_true(now_s() - t0 < 10);
+    /* and a kill lands inside the matcher, well before its budget runs out */
+    assert_true(kill_running("local s = ('a'):rep(5000)\n"
+                             "while true do pcall(string.find, s, ('a?'):rep(60) .. 'b') end",
+                             1000) < 0.5);
+}
+
+static const char pattern_cases[] =
+    "local out = {}\n"
+    "local function rec(...)\n"
+    "  local t = {}\n"
+    "  for i = 1, select('#', ...) do local v = select(i, ...)\n"
+    "    t[i] = type(v) == 'string' and ('%q'):format(v) or tostring(v) end\n"
+    "  out[#out + 1] = table.concat(t, ',')\n"
+    "end\n"
+    "local subjects = {'', 'a', 'hello world', '  trim me  ', 'key=val; k2=v2',\n"
+    "  'THE (quick) fox', 'f(a(b)c)d', 'aaa', 'a.b-c+d*e?f[g]h^i$j%k', 'x = 1, y = 2',\n"
+    "  '\\0a\\0b', 'abc123DEF_ \\t\\n', ('ab'):rep(20), '\\195\\167\\195\\163o'}\n"
+    "local patterns = {'', 'a', '.', '%a+', '%d+', '(%w+)=(%w+)', '^%s*(.-)%s*$',\n"
+    "  '%f[%a]%a+', '%b()', '()a()', '(a*)%1', '[%a_][%w_]*', '[^%s]+', 'a-b', 'a?',\n"
+    "  'a*', '.-', '[a-c]+', '[]]', '[^]]', '%.', '%%', '^a', 'a$', '^$', '(.)(.)(.)',\n"
+    "  '((a)(b))', '%z', '[%z]', '%u%l', '%x+', '%p', '%c', '%g+', '[%d%s]+', '[a-]',\n"
+    "  '[-a]', '%S+', '%W', '(h)(e)(l)(l)(o)', 'o', 'l+', '(%a)%1', '%f[%w]%w+%f[%W]',\n"
+    "  '[%]]', 'x*$', '[\\128-\\255]+', '%A+', '.\\0', 'b-$', '(a)(b)?', '[%a-z]', '%bab'}\n"
+    "local bad = {'%', '[a', '(', ')', '%1', '(()', '%b', '%bx', '%f', '%fa', '[%',\n"
+    "  '(a)%2', ('('):rep(33) .. ('a)'):rep(33), ('a?'):rep(250)}\n"
+    "for _, s in ipairs(subjects) do\n"
+    "  for _, p in ipairs(patterns) do\n"
+    "    rec(pcall(string.find, s, p))\n"
+    "    rec(pcall(string.find, s, p, 2))\n"
+    "    rec(pcall(string.find, s, p, -3))\n"
+    "    rec(pcall(string.find, s, p, 100))\n"
+    "    rec(pcall(string.find, s, p, 1, true))\n"
+    "    rec(pcall(string.match, s, p))\n"
+    "    rec(pcall(string.match, s, p, 3))\n"
+    "    rec(pcall(string.gsub, s, p, '<%0>'))\n"
+    "    rec(pcall(string.gsub, s, p, '%1', 2))\n"
+    "    local ok, it = pcall(string.gmatch, s, p)\n"
+    "    if ok then local n = 0\n"
+    "      while n < 50 do local r = {pcall(it)} if r[2] == nil then break end\n"
+    "        rec(unpack(r)) n = n + 1 end end\n"
+    "  end\n"
+    "end\n"
+    "for _, p in ipairs(bad) do\n"
+    "  rec(pcall(string.find, 'aaa', p)) rec(pcall(string.gsub, 'aaa', p, 'x'))\n"
+    "  rec(pcall(string.match, 'aaa', p)) rec(pcall(function() for _ in ('aaa'):gmatch(p) do end end))\n"
+    "end\n"
+    "rec(('hello world'):gsub('o', '%%'))\n"
+    "rec(('hello'):gsub('l', {l = 'L'}))\n"
+    "rec(('hello'):gsub('l', {l = false}))\n"
+    "rec(('hello'):gsub('(l)', function(c) return nil end))\n"
+    "rec(('hello'):gsub('(h)(e)', function(a, b) return b .. a end))\n"
+    "rec(('hello'):gsub('()', function(p) return p end))\n"
+    "rec(('abc'):gsub('%w', '%0%0'))\n"
+    "rec(('abc'):gsub('', '-'))\n"
+    "rec(('abc'):gsub('.', 'x', 0))\n"
+    "rec(('abc'):gsub('.', 'x', -1))\n"
+    "rec(('abc'):gsub('b', 5))\n"
+    "rec(('abc'):gsub('b', 2.5))\n"
+    "rec(('x'):gsub('x', 'a%'))\n"
+    "rec(('x'):gsub('x', '%a'))\n"
+    "rec(pcall(string.gsub, 'abc', 'b', {}))\n"
+    "rec(pcall(string.gsub, 'abc', 'b', function() return {} end))\n"
+    "rec(pcall(string.gsub, 'abc', 'b', true))\n"
+    "rec(pcall(string.gsub, 'abc', '(b)', '%2'))\n"
+    "rec(pcall(string.gsub, 'abc', 'b'))\n"
+    "rec(pcall(string.find))\n"
+    "rec(pcall(string.find, 'a'))\n"
+    "rec(pcall(string.gmatch, 'a'))\n"
+    "rec(string.find(123, 2))\n"
+    "rec(string.gsub(12321, 2, 0))\n"
+    "rec(string.find('a+b', '+', 1, true))\n"
+    "rec(string.find('a+b', '+', 1, false))\n"
+    "rec(string.find('abc', '', 10))\n"
+    "rec(string.find('abc', 'c', 10))\n"
+    "rec(string.find('abc', 'c', -100))\n"
+    "rec(string.match('abc', 'b', 10))\n"
+    "rec(('abc'):find('b', nil))\n"
+    "rec(('aXb'):find('x', 1, true))\n"
+    "rec(('a\\0b'):find('\\0b'))\n"
+    "rec(('aaab'):find(('a'):rep(3) .. 'b', 1, true))\n"
+    "for k, v in string.gmatch('a=1, b=2', '(%w+)=(%w+)') do rec(k, v) end\n"
+    "for w in string.gmatch('^a^a', '^a') do rec(w) end\n"
+    "for w in string.gmatch('abc', '') do rec(w) end\n"
+    "for p in string.gmatch('abc', '()') do rec(p) end\n"
+    "for a, b in string.gmatch('a,b,,c', '([^,]*)') do rec(a, b) end\n"
+    "return table.concat(out, '\\n')\n";
+
+/* The same script through LuaJIT's own string functions and through the sandbox's. */
+static void matcher_agrees_with_luajit(void **state)
+{
+    lua_State *L = luaL_newstate();
+    char *mine;
+    const char *theirs;
+    (void)state;
+    luaL_openlibs(L);
+    if (luaL_loadbuffer(L, pattern_cases, sizeof pattern_cases - 1, "=t") ||
+        lua_pcall(L, 0, 1, 0))
+        fail_msg("reference: %s", lua_tostring(L, -1));
+    theirs = lua_tostring(L, -1);
+    mine = results(pattern_cases, NULL, NULL);
+    if (strcmp(mine, theirs) != 0) {
+        size_t i = 0;
+        while (mine[i] == theirs[i])
+            i++;
+        while (i > 0 && mine[i - 1] != '\n')
+            i--;
+        fail_msg("first difference:\nmine:   %.200s\nluajit: %.200s", mine + i, theirs + i);
+    }
+    assert_true(strlen(mine) > 50000); /* the script really ran */
+    free(mine);
+    lua_close(L);
+}
+
+static const char coroutine_cases[] =
+    "local out = {}\n"
+    "local function rec(...)\n"
+    "  local t = {}\n"
+    "  for i = 1, select('#', ...) do local v = select(i, ...)\n"
+    "    t[i] = type(v) == 'string' and v or type(v) end\n"
+    "  out[#out + 1] = table.concat(t, ',')\n"
+    "end\n"
+    "local co = coroutine.create(function(a, b) local c = coroutine.yield(a + b)\n"
+    "  local d, e = coroutine.yield(c * 2) return d + e, 'done' end)\n"
+    "rec(coroutine.resume(co, 1, 2)) rec(coroutine.status(co)) rec(coroutine.resume(co, 10))\n"
+    "rec(coroutine.resume(co, 3, 4)) rec(coroutine.status(co)) rec(coroutine.resume(co))\n"
+    "local e = coroutine.create(function() error('oops') end)\n"
+    "rec(coroutine.resume(e)) rec(coroutine.status(e)) rec(coroutine.resume(e))\n"
+    "local e2 = coroutine.create(function() error({code = 1}) end)\n"
+    "local ok, v = coroutine.resume(e2) rec(ok, type(v), v.code)\n"
+    "local w = coroutine.wrap(function(...) local x = coroutine.yield(...) return x, 'end' end)\n"
+    "rec(w(1, 2, 3)) rec(w('x')) rec(pcall(w))\n"
+    "local w2 = coroutine.wrap(function() error('werr') end) rec(pcall(w2))\n"
+    "local w3 = coroutine.wrap(function() error({1}) end) local ok3, v3 = pcall(w3)\n"
+    "rec(ok3, type(v3))\n"
+    "local w4 = coroutine.wrap(function() error('direct') end)\n"
+    "rec(pcall(function() w4() end))\n"
+    "local w5 = coroutine.wrap(function() end) w5()\n"
+    "rec(pcall(function() w5() end))\n"
+    "local function gen(n) return coroutine.wrap(function() for i = 1, n do\n"
+    "  coroutine.yield(i) end end) end\n"
+    "local s = 0 for i in gen(10) do s = s + i end rec(s)\n"
+    "local self\n"
+    "self = coroutine.create(function() return coroutine.resume(self) end)\n"
+    "rec(coroutine.resume(self))\n"
+    "local yp = coroutine.create(function() return pcall(function()\n"
+    "  local v = coroutine.yield(1) error('after ' .. v, 0) end) end)\n"
+    "rec(coroutine.resume(yp)) rec(coroutine.resume(yp, 'x'))\n"
+    "local outer = coroutine.wrap(function() local inner = coroutine.wrap(function()\n"
+    "  coroutine.yield('i1') coroutine.yield('i2') end)\n"
+    "  coroutine.yield(inner()) coroutine.yield(inner()) end)\n"
+    "rec(outer()) rec(outer())\n"
+    "rec(select('#', coroutine.resume(coroutine.create(function() return end))))\n"
+    "rec(coroutine.resume(coroutine.create(function(...) return select('#', ...), ... end),\n"
+    "  nil, 2, nil))\n"
+    "return table.concat(out, '\\n')\n";
+
+static void coroutines_agree_with_luajit(void **state)
+{
+    lua_State *L = luaL_newstate();
+    char *mine;
+    (void)state;
+    luaL_openlibs(L);
+    if (luaL_loadbuffer(L, coroutine_cases, sizeof coroutine_cases - 1, "=t") ||
+        lua_pcall(L, 0, 1, 0))
+        fail_msg("reference: %s", lua_tostring(L, -1));
+    mine = results(coroutine_cases, &count_mode, NULL);
+    assert_string_equal(mine, lua_tostring(L, -1));
+    free(mine);
+    lua_close(L);
+    assert_results("return pcall(coroutine.resume, 5)", NULL,
+                   "false|bad argument #1 to 'resume' (coroutine expected)");
+    assert_results("return pcall(coroutine.wrap, 5)", NULL,
+                   "false|bad argument #1 to 'wrap' (function expected, got number)");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(s1_no_dangerous_modules),
+        cmocka_unit_test(s2_binary_chunks_refused),
+        cmocka_unit_test(s3_string_metatable_protected),
+        cmocka_unit_test(s4_no_environment_functions),
+        cmocka_unit_test(globals_are_an_allow_list),
+        cmocka_unit_test(s9_collectgarbage_only_count),
+        cmocka_unit_test(s11_processes_do_not_share_string),
+        cmocka_unit_test(s13_error_tostring_never_called),
+        cmocka_unit_test(failure_has_traceback),
+        cmocka_unit_test(load_reports_syntax_errors),
+        cmocka_unit_test(print_writes_one_line),
+        cmocka_unit_test(owner_visible_from_coroutines),
+        cmocka_unit_test(lazy_globals),
+        cmocka_unit_test(s5_plain_loop_is_preempted),
+        cmocka_unit_test(preempted_inside_pcall_and_metamethods),
+        cmocka_unit_test(no_preemption_where_yield_is_impossible),
+        cmocka_unit_test(passthrough_nested_coroutines),
+        cmocka_unit_test(s7_style_loop_in_coroutine_returns_values),
+        cmocka_unit_test(root_coroutine_is_not_visible),
+        cmocka_unit_test(user_yield_at_top_fails),
+        cmocka_unit_test(deep_coroutine_nesting_is_an_error),
+        cmocka_unit_test(c_callback_recursion_is_an_error),
+        cmocka_unit_test(block_at_top_level),
+        cmocka_unit_test(block_passes_through_coroutines),
+        cmocka_unit_test(block_in_a_c_callback_is_an_error),
+        cmocka_unit_test(blocked_vm_freed_without_resume),
+        cmocka_unit_test(misuse_of_start_and_resume),
+        cmocka_unit_test(s5_kill_infinite_loop),
+        cmocka_unit_test(s6_kill_through_pcall),
+        cmocka_unit_test(s7_kill_through_coroutine_resume),
+        cmocka_unit_test(kill_inside_sort_comparator),
+        cmocka_unit_test(kill_before_running),
+        cmocka_unit_test(s8_memory_limit),
+        cmocka_unit_test(live_data_near_the_limit_survives_garbage),
+        cmocka_unit_test(memory_is_counted),
+        cmocka_unit_test(jit_mode_runs),
+        cmocka_unit_test(interrupt_preempts_without_count_hook),
+        cmocka_unit_test(s14_catastrophic_pattern),
+        cmocka_unit_test(matcher_agrees_with_luajit),
+        cmocka_unit_test(coroutines_agree_with_luajit),
+    };
+    alarm(300); /* a kill that never lands must fail the run, not hang it */
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
