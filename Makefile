@@ -23,6 +23,7 @@ build: $(BUILD)/CMakeCache.txt
 run: deps build
 	$(BUILD)/steward check $(APP)
 	$(BUILD)/steward graph $(APP) --why
+	$(BUILD)/steward run $(APP) -x app:demo 5
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -234,13 +234,16 @@ int main(int argc, char **argv)
     sw_runtime_config cfg = {.workers = getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
     sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
 
+    if (round_trips > 0) {
     double raw = raw_copies_per_second();
     double dt = run_process(rt, "b:ping", round_trips);
     double rtps = round_trips / dt;
     printf("ping-pong: %d round trips in %.3f s = %.0f round trips/s (target >= 300000)\n", round_trips, dt, rtps);
     printf("  floor: raw C copy between two bare LuaJIT states %.0f msgs/s = %.0f round trips/s; ratio %.2f\n",
            raw, raw / 2, rtps / (raw / 2));
+    }
 
+    if (spawns > 0) {
     long before = rss_kb();
     double spawn_dt = run_process(rt, "b:spawner", spawns);
     long after = rss_kb();
@@ -248,6 +251,14 @@ int main(int argc, char **argv)
     printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 20000)\n", spawns, spawn_dt, spawns / spawn_dt);
     printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 32 KB); bare LuaJIT state %.1f KB\n",
            live, after - before, (double)(after - before) / (double)(live ? live : 1), bare_state_bytes() / 1024.0);
+    }
+    if (getenv("BENCH_NO_PREEMPT")) {
+        sw_runtime_free(rt);
+        sw_log_free(log);
+        sw_registry_free(reg);
+        sw_diags_free(&d);
+        return 0;
+    }
 
     double sliced = run_process(rt, "b:spin", 0), counted = run_process(rt, "b:spin_counted", 0);
     sw_runtime_free(rt);

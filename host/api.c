@@ -15,6 +15,33 @@ static int readonly_newindex(lua_State *L)
     return luaL_error(L, "attempt to modify a read-only host module (field '%s')", lua_tostring(L, 2));
 }
 
+void sw_api_push_metatable(lua_State *L, const void *key, void (*init)(lua_State *L))
+{
+    lua_pushlightuserdata(L, (void *)key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_isnil(L, -1)) return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    init(L);
+    lua_pushlightuserdata(L, (void *)key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tname)
+{
+    void *p = lua_touserdata(L, idx);
+    if (p && lua_getmetatable(L, idx)) {
+        lua_pushlightuserdata(L, (void *)key);
+        lua_rawget(L, LUA_REGISTRYINDEX);
+        int same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+        if (same) return p;
+    }
+    luaL_typerror(L, idx, tname);
+    return NULL;
+}
+
 int sw_api_readonly(lua_State *L)
 {
     lua_newtable(L);               /* proxy */

@@ -18,6 +18,12 @@
 /* Registers the lazy host modules and `require` in a new process's vm. */
 void sw_api_install(sw_vm *vm);
 
+/* Metatables kept in the registry under a light-userdata key (the address of a static), so
+ * checking a userdata's type costs no string interning. push_metatable creates it with init
+ * on first use; checkudata raises a type error naming tname when idx is not one of them. */
+void sw_api_push_metatable(lua_State *L, const void *key, void (*init)(lua_State *L));
+void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tname);
+
 /* Wraps the table on top of L in a read-only proxy (writes raise; the metatable is hidden). */
 int sw_api_readonly(lua_State *L);
 

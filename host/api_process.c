@@ -10,13 +10,14 @@
 #include "proc.h"
 #include "runtime.h"
 
-#define MSG_MT "steward.message"
 
 /* ---- message objects ---- */
 
+static const char msg_mt_key = 0; /* its address keys the metatable */
+
 static sw_delivery *check_msg(lua_State *L)
 {
-    sw_delivery **d = luaL_checkudata(L, 1, MSG_MT);
+    sw_delivery **d = sw_api_checkudata(L, 1, &msg_mt_key, "message");
     return *d;
 }
 
@@ -53,21 +54,25 @@ static int msg_gc(lua_State *L)
     return 0;
 }
 
+
+static void msg_mt_init(lua_State *L)
+{
+    static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
+                                       {"data", msg_data}, {NULL, NULL}};
+    lua_newtable(L);
+    luaL_register(L, NULL, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, msg_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushliteral(L, "message");
+    lua_setfield(L, -2, "__metatable");
+}
+
 void sw_message_push(lua_State *L, sw_delivery *d)
 {
     sw_delivery **ud = lua_newuserdata(L, sizeof *ud);
     *ud = d;
-    if (luaL_newmetatable(L, MSG_MT)) {
-        static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
-                                           {"data", msg_data}, {NULL, NULL}};
-        lua_newtable(L);
-        luaL_register(L, NULL, methods);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, msg_gc);
-        lua_setfield(L, -2, "__gc");
-        lua_pushliteral(L, "message");
-        lua_setfield(L, -2, "__metatable");
-    }
+    sw_api_push_metatable(L, &msg_mt_key, msg_mt_init);
     lua_setmetatable(L, -2);
 }
 
@@ -187,13 +192,10 @@ static int p_send(lua_State *L)
     uint64_t to = sw_api_resolve(L, dest);
     if (!to) return fail(L, "no such process");
     char err[256];
-    sw_msgbuf payload;
-    if (encode_args(L, 3, &payload, err, sizeof err) != 0) {
-        sw_msgbuf_free(&payload);
-        return fail(L, err);
-    }
-    int rc = deliver(L, to, SW_DLV_MESSAGE, 0, topic, &payload);
-    sw_msgbuf_free(&payload);
+    sw_msgbuf *payload = &sw_proc_of(L)->sendbuf; /* reused: no allocation per send */
+    int n = lua_gettop(L) - 2;
+    if (sw_msg_encode(L, 3, n, sw_proc_of(L)->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
+    int rc = deliver(L, to, SW_DLV_MESSAGE, 0, topic, payload);
     if (rc != 0) return fail(L, "no such process");
     lua_pushboolean(L, 1);
     return 1;

@@ -182,6 +182,7 @@ static void free_process_state(sw_proc *p)
     pidvec_free(&p->links);
     pidvec_free(&p->monitoring);
     pidvec_free(&p->monitoring_refs);
+    sw_msgbuf_free(&p->sendbuf);
     free(p->args);
     free(p->doom);
     free(p->service);

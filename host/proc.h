@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "delivery.h"
+#include "message.h"
 #include "entry.h"
 #include "proc_ctx.h"
 #include "vm.h"
@@ -80,6 +81,7 @@ struct sw_proc {
     sw_task *main, *current;
     sw_delivery *pending;        /* taken from the mailbox, not yet handled */
     bool kill_requested;
+    sw_msgbuf sendbuf;           /* process.send encodes here; kept between sends */
     unsigned char *args;         /* encoded arguments for main, or NULL */
     size_t args_len;
     int argc;                    /* or CLI strings */

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <threads.h>
 
 #include <lauxlib.h>
@@ -606,7 +608,17 @@ static int sb_print(lua_State *L)
     luaL_addchar(&b, '\n');
     luaL_pushresult(&b);
     line = lua_tolstring(L, -1, &len);
-    fwrite(line, 1, len, stdout);
+    /* One write per line, unbuffered: a long-running host's output appears as it happens, and
+     * lines from processes on different threads never interleave (each is one call). */
+    while (len > 0) {
+        ssize_t w = write(1, line, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        line += w;
+        len -= (size_t)w;
+    }
     return 0;
 }
 
