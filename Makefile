@@ -24,6 +24,8 @@ run: deps build
 	$(BUILD)/steward check $(APP)
 	$(BUILD)/steward graph $(APP) --why
 	$(BUILD)/steward run $(APP) -x app:demo 5
+	@echo "== running $(APP): Ctrl-C stops it cleanly"
+	$(BUILD)/steward run $(APP)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

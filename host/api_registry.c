@@ -30,7 +30,7 @@ static bool allowed_to_read(lua_State *L, const char *id)
 
 /* Pushes the Lua value of n; nil for a YAML null (or no node). Depth is bounded by the YAML
  * tree's SW_YAML_MAX_DEPTH; aliased nodes are copied once per use. */
-static void push_node(lua_State *L, const sw_node *n)
+void sw_push_node(lua_State *L, const sw_node *n)
 {
     luaL_checkstack(L, 3, "registry: entry too deep");
     if (!n) {
@@ -54,7 +54,7 @@ static void push_node(lua_State *L, const sw_node *n)
             if (k->type != SW_NODE_SCALAR || !v) continue;
             if (v->type == SW_NODE_SCALAR && v->scalar == SW_SCALAR_NULL) continue;
             lua_pushlstring(L, k->str, k->len);
-            push_node(L, v);
+            sw_push_node(L, v);
             lua_rawset(L, -3);
         }
         break;
@@ -63,7 +63,7 @@ static void push_node(lua_State *L, const sw_node *n)
         for (size_t i = 0; i < n->n; i++) {
             const sw_node *v = n->kids[i];
             if (!v || (v->type == SW_NODE_SCALAR && v->scalar == SW_SCALAR_NULL)) continue;
-            push_node(L, v);
+            sw_push_node(L, v);
             lua_rawseti(L, -2, (int)i + 1);
         }
         break;
@@ -87,7 +87,7 @@ static void push_entry(lua_State *L, const sw_entry *e)
     lua_setfield(L, -2, "namespace");
     lua_pushstring(L, sw_kind_name(e->kind));
     lua_setfield(L, -2, "kind");
-    if (e->meta) push_node(L, e->meta);
+    if (e->meta) sw_push_node(L, e->meta);
     else lua_createtable(L, 0, 0);
     lua_setfield(L, -2, "meta");
     const sw_node *m = e->node;
@@ -98,7 +98,7 @@ static void push_entry(lua_State *L, const sw_entry *e)
         if (is_entry_key(k) || k->type != SW_NODE_SCALAR) continue;
         if (!v || (v->type == SW_NODE_SCALAR && v->scalar == SW_SCALAR_NULL)) continue;
         lua_pushlstring(L, k->str, k->len);
-        push_node(L, v);
+        sw_push_node(L, v);
         lua_rawset(L, -3);
     }
     lua_setfield(L, -2, "data");

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "proc.h"
 #include "runtime.h"
+#include "supervisor.h"
 
 typedef struct exec_state {
     uv_loop_t loop;
@@ -90,14 +91,63 @@ static int exec_process(const sw_cli *cli, const sw_registry *reg, const sw_entr
     return x.code;
 }
 
+/* ---- the app: services under the supervisor ---- */
+
+typedef struct app_state {
+    uv_loop_t loop;
+    uv_signal_t sigint, sigterm;
+    sw_supervisor sup;
+    int signals;
+} app_state;
+
+static void on_app_signal(uv_signal_t *h, int signum)
+{
+    app_state *a = h->data;
+    if (++a->signals > 1) {
+        sw_log_write(a->sup.log, SW_LOG_WARN, NULL, "second signal: exiting now", NULL, 0);
+        _exit(1);
+    }
+    sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGINT ? "SIGINT" : "SIGTERM"};
+    sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "signal", &f, 1);
+    sw_supervisor_shutdown(&a->sup);
+}
+
+static int run_app(const sw_cli *cli, const sw_registry *reg)
+{
+    app_state a = {0};
+    sw_log *log = sw_cli_log(cli);
+    sw_runtime *rt = sw_runtime_new(reg, log, NULL);
+    if (!rt) {
+        fprintf(stderr, "steward: cannot start the runtime\n");
+        sw_log_free(log);
+        return 1;
+    }
+    uv_loop_init(&a.loop);
+    sw_supervisor_init(&a.sup, &a.loop, rt, reg, log);
+    uv_signal_init(&a.loop, &a.sigint);
+    uv_signal_init(&a.loop, &a.sigterm);
+    a.sigint.data = a.sigterm.data = &a;
+    uv_signal_start(&a.sigint, on_app_signal, SIGINT);
+    uv_signal_start(&a.sigterm, on_app_signal, SIGTERM);
+    sw_supervisor_start(&a.sup);
+    uv_run(&a.loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&a.sigint, NULL);
+    uv_close((uv_handle_t *)&a.sigterm, NULL);
+    sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
+    sw_supervisor_close(&a.sup);
+    uv_loop_close(&a.loop);
+    sw_log_write(log, SW_LOG_INFO, NULL, "stopped", NULL, 0);
+    sw_log_free(log);
+    return 0;
+}
+
 int sw_cmd_run(const sw_cli *cli)
 {
     sw_registry *reg = sw_load_or_report(cli->dir);
     if (!reg) return 2;
     int code;
     if (!cli->exec_id) {
-        fprintf(stderr, "steward run: running services is not available in this build yet; use -x ID\n");
-        code = 2;
+        code = run_app(cli, reg);
     } else {
         const sw_entry *e = sw_registry_get(reg, cli->exec_id);
         if (!e || e->kind != SW_KIND_PROCESS_LUA) {

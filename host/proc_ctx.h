@@ -26,4 +26,7 @@ int sw_open_errors(lua_State *L);
 int sw_open_json(lua_State *L);
 int sw_open_registry(lua_State *L);
 
+/* Pushes the Lua value of a YAML node (nil for null or NULL); used for service input too. */
+void sw_push_node(lua_State *L, const sw_node *n);
+
 #endif

@@ -28,7 +28,7 @@ enum { PHASE_NEW, PHASE_LIVE, PHASE_OVER };
 
 #define RETRY_COUNT 1000 /* reductions = 0: instructions before retrying a refused yield */
 #define MAX_NESTING 200  /* coroutine.resume depth (C stack), as LUAI_MAXCCALLS */
-#define N_BUILTIN_LAZY 4
+#define N_BUILTIN_LAZY 5
 #define CSTACK_LIMIT ((uintptr_t)1 << 20) /* C stack a slice may use below its resume */
 
 struct sw_vm {
@@ -387,11 +387,21 @@ static const char wrap_src[] =
     "end\n"
     "return resume, wrap\n";
 
+/* The sandbox's xpcall: the handler goes through guard (see guarded_handler). */
+static const char xpcall_src[] =
+    "local xpcall, guard, type, error = ...\n"
+    "return function(f, h, ...)\n"
+    "  if type(h) ~= 'function' then\n"
+    "    error(\"bad argument #2 to 'xpcall' (function expected, got \" .. type(h) .. ')', 2)\n"
+    "  end\n"
+    "  return xpcall(f, guard(h), ...)\n"
+    "end\n";
+
 /* Allow-lists, each sorted for listed(). */
 static const char *const base_allowed[] = {
     "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
     "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "tonumber",
-    "tostring", "type", "unpack", "xpcall", NULL};
+    "tostring", "type", "unpack", NULL}; /* xpcall and coroutine come lazily, wrapped */
 static const char *const string_allowed[] = {
     "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep",
     "reverse", "sub", "upper", NULL};
@@ -427,7 +437,7 @@ static int listed(const char *const *names, const char *s)
 }
 
 /* Once per program (immutable afterwards, shared by all vms, freed never):
- * - the wrapper chunk's bytecode: parsing it costs ~14 us per process, loading under 1 us;
+ * - the wrapper chunks' bytecode: parsing costs ~14 us per process, loading under 1 us;
  * - the names luaopen_base and luaopen_string add beyond the allow-lists: each process then
  *   clears just those instead of walking its tables (a quarter of sw_vm_new's time).
  * If preparing fails (no memory), every process falls back to the slow paths. */
@@ -436,10 +446,14 @@ typedef struct removals {
     int n; /* -1: unknown, walk the table */
     char *names[MAX_REMOVALS];
 } removals;
-static struct {
-    char *code;
+typedef struct chunk {
+    const char *src, *name;
     size_t len;
-} wrap_bc;
+    char *code; /* bytecode, or NULL: load src */
+    size_t code_len;
+} chunk;
+static chunk wrap_chunk = {wrap_src, "=[coroutine]", sizeof wrap_src - 1, NULL, 0};
+static chunk xpcall_chunk = {xpcall_src, "=[xpcall]", sizeof xpcall_src - 1, NULL, 0};
 static removals base_removals = {-1, {0}}, string_removals = {-1, {0}};
 static once_flag prepared = ONCE_FLAG_INIT;
 
@@ -456,15 +470,24 @@ static void *plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 static int bc_write(lua_State *L, const void *p, size_t sz, void *ud)
 {
-    char *grown = realloc(wrap_bc.code, wrap_bc.len + sz);
+    chunk *c = ud;
+    char *grown = realloc(c->code, c->code_len + sz);
     (void)L;
-    (void)ud;
     if (!grown)
         return 1;
-    memcpy(grown + wrap_bc.len, p, sz);
-    wrap_bc.code = grown;
-    wrap_bc.len += sz;
+    memcpy(grown + c->code_len, p, sz);
+    c->code = grown;
+    c->code_len += sz;
     return 0;
+}
+
+static void compile(lua_State *L, chunk *c)
+{
+    if (luaL_loadbuffer(L, c->src, c->len, c->name) != 0 || lua_dump(L, bc_write, c) != 0) {
+        free(c->code);
+        c->code = NULL;
+    }
+    lua_pop(L, 1);
 }
 
 static void find_removals(lua_State *L, int idx, const char *const *allowed, removals *out)
@@ -475,7 +498,8 @@ static void find_removals(lua_State *L, int idx, const char *const *allowed, rem
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING || n == MAX_REMOVALS)
             ok = 0;
-        else if (!listed(allowed, lua_tostring(L, -1)) && !(out->names[n++] = strdup(lua_tostring(L, -1))))
+        else if (!listed(allowed, lua_tostring(L, -1)) &&
+                 !(out->names[n++] = strdup(lua_tostring(L, -1))))
             ok = 0;
     }
     out->n = ok ? n : -1;
@@ -490,11 +514,8 @@ static int prepare_in(lua_State *L)
     find_removals(L, lua_gettop(L), string_allowed, &string_removals);
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     find_removals(L, lua_gettop(L), base_allowed, &base_removals);
-    if (luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=[coroutine]") != 0 ||
-        lua_dump(L, bc_write, NULL) != 0) {
-        free(wrap_bc.code);
-        wrap_bc.code = NULL;
-    }
+    compile(L, &wrap_chunk);
+    compile(L, &xpcall_chunk);
     return 0;
 }
 
@@ -509,14 +530,15 @@ static void prepare(void)
         lua_close(L);
 }
 
-static void load_wrappers(lua_State *L)
+/* Pushes the chunk's function; raises only when out of memory (the source is fixed). */
+static void load_chunk(lua_State *L, const chunk *c)
 {
-    if (wrap_bc.code)
-        luaL_loadbuffer(L, wrap_bc.code, wrap_bc.len, "=[coroutine]");
+    if (c->code)
+        luaL_loadbuffer(L, c->code, c->code_len, c->name);
     else
-        luaL_loadbuffer(L, wrap_src, sizeof wrap_src - 1, "=[coroutine]");
+        luaL_loadbuffer(L, c->src, c->len, c->name);
     if (!lua_isfunction(L, -1))
-        lua_error(L); /* only out of memory: the chunk itself is fixed */
+        lua_error(L);
 }
 
 /* ---- sandbox -------------------------------------------------------------------------- */
@@ -550,29 +572,103 @@ static void keep_allowed(lua_State *L, int idx, const char *const *names, const 
     }
 }
 
-/* load(chunk [, chunkname [, mode [, env]]]) and loadstring: text only, whatever mode says. */
+static int load_refused(lua_State *L, int msg_idx)
+{
+    lua_pushnil(L);
+    lua_pushvalue(L, msg_idx < 0 ? msg_idx - 1 : msg_idx);
+    return 2;
+}
+
+/* Calls the reader at index 1 until it returns nil or "", and pushes the pieces joined; or
+ * returns non-0 with an error message on top. Each call runs under lua_pcall, which restores
+ * the hook state: LuaJIT's own load calls the reader in an internal protected call that does
+ * not, so a kill raised by the hook inside a reader left every hook off for good. */
+static int read_chunk(lua_State *L)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (;;) {
+        lua_pushvalue(L, 1);
+        if (lua_pcall(L, 0, 1, 0) != 0) {
+            if (dying(sw_vm_of(L)))
+                lua_error(L); /* a kill is not the reader's error to report */
+            return 1;
+        }
+        if (lua_isnil(L, -1) || (lua_isstring(L, -1) && lua_objlen(L, -1) == 0)) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (!lua_isstring(L, -1)) {
+            lua_pushliteral(L, "reader function must return a string");
+            return 1;
+        }
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    return 0;
+}
+
+/* load(chunk [, chunkname [, mode [, env]]]) and loadstring: text only, whatever mode says
+ * (a binary chunk would let the process forge bytecode). */
 static int sb_load(lua_State *L)
 {
     size_t len;
-    const char *s = lua_type(L, 1) == LUA_TSTRING ? lua_tolstring(L, 1, &len) : NULL;
-    const char *msg;
-    if (s && len > 0 && s[0] == '\033') {
-        lua_pushnil(L);
-        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
-        return 2;
-    }
+    const char *s, *name;
     lua_settop(L, 4);
-    lua_pushliteral(L, "t");
-    lua_replace(L, 3);
+    cstack_check(L);
+    if (lua_type(L, 1) == LUA_TFUNCTION) {
+        if (read_chunk(L) != 0)
+            return load_refused(L, -1);
+        s = lua_tolstring(L, -1, &len);
+        name = luaL_optstring(L, 2, "=(load)");
+    } else {
+        s = luaL_checklstring(L, 1, &len);
+        name = luaL_optstring(L, 2, s);
+    }
+    if (len > 0 && s[0] == '\033') {
+        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
+        return load_refused(L, -1);
+    }
+    if (luaL_loadbufferx(L, s, len, name, "t") != 0)
+        return load_refused(L, -1);
+    if (lua_istable(L, 4)) {
+        lua_pushvalue(L, 4);
+        lua_setfenv(L, -2);
+    }
+    return 1;
+}
+
+/* xpcall's handler runs before the stack unwinds, and after an error the hook raised (a
+ * kill) LuaJIT runs it with every hook still off: a looping handler could never be stopped.
+ * So the sandbox's xpcall hands the raw one this guard instead of the handler; once the
+ * process is dying it returns the error untouched without running the handler. */
+static int guarded_handler(lua_State *L)
+{
+    if (dying(sw_vm_of(L)))
+        return 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, 4, LUA_MULTRET);
-    msg = lua_gettop(L) == 2 && lua_isnil(L, 1) ? lua_tostring(L, 2) : NULL;
-    if (msg && strstr(msg, "wrong mode")) { /* a reader function produced bytecode */
-        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
-        lua_replace(L, 2);
-    }
-    return lua_gettop(L);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int guard_handler(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushcclosure(L, guarded_handler, 1);
+    return 1;
+}
+
+/* Lazy global xpcall; its argument is the raw xpcall. */
+static int open_xpcall(lua_State *L)
+{
+    load_chunk(L, &xpcall_chunk);
+    lua_pushvalue(L, 1);
+    lua_pushcfunction(L, guard_handler);
+    lua_getglobal(L, "type");
+    lua_getglobal(L, "error");
+    lua_call(L, 4, 1);
+    return 1;
 }
 
 static int sb_collectgarbage(lua_State *L)
@@ -703,7 +799,7 @@ static int open_coroutine(lua_State *L)
     lua_getfield(L, -1, "coroutine"); /* made by luaopen_base, hidden from _G until now */
     t = lua_gettop(L);
     keep_only(L, t, coroutine_allowed);
-    load_wrappers(L);
+    load_chunk(L, &wrap_chunk);
     lua_pushcfunction(L, co_step);
     lua_pushcfunction(L, co_pass);
     lua_getfield(L, t, "create");
@@ -717,15 +813,18 @@ static int open_coroutine(lua_State *L)
     return 1;
 }
 
+/* Opened on first use; each opener gets the raw xpcall (only open_xpcall uses it). */
 static const sw_vm_lib builtin_lazy[N_BUILTIN_LAZY] = {
-    {"table", open_table}, {"math", open_math}, {"bit", open_bit}, {"coroutine", open_coroutine}};
+    {"table", open_table}, {"math", open_math}, {"bit", open_bit},
+    {"coroutine", open_coroutine}, {"xpcall", open_xpcall}};
 
-/* Pushes the value of lazy global `name` (builtin index b or -1, host index h or -1). */
+/* Pushes the value of a lazy global: builtin b (or -1), then extended or made by host. */
 static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)
 {
     if (b >= 0) {
         lua_pushcfunction(L, builtin_lazy[b].open);
-        lua_call(L, 0, 1);
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_call(L, 1, 1);
     } else {
         lua_pushnil(L);
     }
@@ -737,7 +836,7 @@ static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)
 }
 
 /* __index of the globals: opens a lazy global on first read (once: a global the process
- * sets to nil later stays nil). */
+ * sets to nil later stays nil). Upvalue: the raw xpcall. */
 static int lazy_index(lua_State *L)
 {
     sw_vm *vm = sw_vm_of(L);
@@ -766,11 +865,12 @@ static int lazy_index(lua_State *L)
 }
 
 /* The globals' metatable is protected (getmetatable(_G) is false, setmetatable(_G) raises):
- * replacing it would silently drop the lazy libraries. */
+ * replacing it would silently drop the lazy libraries. Takes the raw xpcall from the top. */
 static void sandbox_lazy(lua_State *L)
 {
     lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, lazy_index);
+    lua_insert(L, -2); /* the raw xpcall, below */
+    lua_pushcclosure(L, lazy_index, 1);
     lua_setfield(L, -2, "__index");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
@@ -805,9 +905,9 @@ static int vm_setup(lua_State *L)
     call_once(&prepared, prepare);
     call_open(L, luaopen_base);
     call_open(L, luaopen_string);
-    lua_getglobal(L, "load"); /* the original, as the sandbox wrapper's upvalue */
+    lua_getglobal(L, "xpcall"); /* the original, kept for the lazy wrapper */
     sandbox_base(L);
-    lua_pushcclosure(L, sb_load, 1);
+    lua_pushcfunction(L, sb_load);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "load");
     lua_setglobal(L, "loadstring");

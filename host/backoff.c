@@ -1,0 +1,14 @@
+/* Exponential backoff with jitter; grows with n (never reset by a retry, only by a stable run). */
+#include "backoff.h"
+
+#include <math.h>
+
+int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit)
+{
+    if (n < 1) n = 1;
+    double delay = (double)r->initial_delay_ns * pow(r->backoff_factor, (double)(n - 1));
+    double max = (double)r->max_delay_ns;
+    if (!(delay <= max)) delay = max; /* also catches overflow to inf */
+    delay *= 1.0 + r->jitter * (2.0 * unit - 1.0);
+    return delay < 0 ? 0 : (int64_t)llround(delay);
+}

@@ -1,0 +1,484 @@
+/* Service lifecycle: wanting, starting when dependencies run, readiness, ends and restarts,
+ * stopping dependents-first. Every transition is one "service state" log event. */
+#include "supervisor.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backoff.h"
+#include "message.h"
+#include "proc.h"
+#include "proc_ctx.h"
+#include "units.h"
+
+typedef enum { MSG_EXIT, MSG_READY } msg_type;
+
+struct sw_sup_msg {
+    sw_sup_msg *next;
+    msg_type type;
+    sw_svc *svc;
+    uint64_t pid;
+    sw_exit_kind kind;
+    bool retryable;
+    char *error;
+};
+
+static const char *const state_names[] = {"inactive", "starting", "running", "stopping", "stopped", "failed"};
+const char *sw_svc_state_name(sw_svc_state st) { return state_names[st]; }
+
+static void reconcile(sw_supervisor *s);
+
+/* ---- events ---- */
+
+static void transition(sw_svc *v, sw_svc_state st, const char *reason, int64_t next_ns)
+{
+    v->state = st;
+    free(v->reason);
+    v->reason = reason ? strdup(reason) : NULL;
+    sw_log_field f[4];
+    size_t n = 0;
+    f[n++] = (sw_log_field){.key = "state", .type = SW_LF_STR, .s = state_names[st]};
+    f[n++] = (sw_log_field){.key = "attempt", .type = SW_LF_INT, .i = v->attempt + 1};
+    if (reason) f[n++] = (sw_log_field){.key = "reason", .type = SW_LF_STR, .s = reason};
+    if (next_ns >= 0) f[n++] = (sw_log_field){.key = "next_attempt", .type = SW_LF_NUM, .d = (double)next_ns / 1e9};
+    sw_log_level level = st == SW_SVC_FAILED ? SW_LOG_WARN : SW_LOG_INFO;
+    sw_log_write(v->sup->log, level, v->entry->id, "service state", f, n);
+}
+
+/* ---- messages from worker threads ---- */
+
+static void post(sw_supervisor *s, sw_sup_msg *m)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->tail) s->tail->next = m;
+    else s->head = m;
+    s->tail = m;
+    pthread_mutex_unlock(&s->lock);
+    uv_async_send(&s->wake);
+}
+
+static void on_process_exit(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    sw_svc *v = arg;
+    sw_sup_msg *m = calloc(1, sizeof *m);
+    if (!m) return;
+    *m = (sw_sup_msg){NULL, MSG_EXIT, v, pid, info->kind, info->retryable, info->error ? strdup(info->error) : NULL};
+    post(v->sup, m);
+}
+
+static void on_process_ready(void *arg, uint64_t pid)
+{
+    sw_svc *v = arg;
+    sw_sup_msg *m = calloc(1, sizeof *m);
+    if (!m) return;
+    *m = (sw_sup_msg){.type = MSG_READY, .svc = v, .pid = pid};
+    post(v->sup, m);
+}
+
+/* ---- starting ---- */
+
+static void want(sw_supervisor *s, size_t i)
+{
+    sw_svc *v = &s->svcs[i];
+    if (v->wanted) return;
+    v->wanted = true;
+    const sw_graph *g = &s->reg->graph;
+    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) want(s, g->edges[k].to);
+}
+
+/* Encodes the service's input list as the arguments of main. */
+static int encode_input(const sw_entry *e, sw_msgbuf *out)
+{
+    const sw_node *input = e->as.service.input;
+    sw_msgbuf_init(out);
+    if (!input || input->n == 0) return 0;
+    lua_State *L = luaL_newstate();
+    if (!L) return -1;
+    for (size_t i = 0; i < input->n; i++) sw_push_node(L, input->kids[i]);
+    char err[128];
+    int rc = sw_msg_encode(L, 1, (int)input->n, (size_t)64 << 20, out, err, sizeof err);
+    lua_close(L);
+    return rc;
+}
+
+static void start_timeout_fired(uv_timer_t *t)
+{
+    sw_svc *v = t->data;
+    if (v->state != SW_SVC_STARTING || !v->pid) return;
+    free(v->reason);
+    v->reason = strdup("not ready within start_timeout");
+    v->killed_on_timeout = true;
+    sw_runtime_kill(v->sup->rt, v->pid);
+}
+
+static void start(sw_svc *v)
+{
+    sw_supervisor *s = v->sup;
+    const sw_service *svc = &v->entry->as.service;
+    sw_msgbuf args;
+    char err[512];
+    transition(v, SW_SVC_STARTING, NULL, -1);
+    if (encode_input(v->entry, &args) != 0) {
+        sw_msgbuf_free(&args);
+        v->final = true;
+        transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
+        return;
+    }
+    sw_spawn sp = {.entry = svc->process.target, .service = v->entry->id, .args = args.data, .args_len = args.len,
+                   .on_exit = on_process_exit, .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? on_process_ready : NULL,
+                   .cb_arg = v, .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
+    v->killed_on_timeout = false;
+    v->stop_requested = false;
+    v->run_start = uv_hrtime();
+    v->pid = sw_proc_spawn(s->rt, &sp, err, sizeof err);
+    sw_msgbuf_free(&args);
+    if (!v->pid) {
+        v->final = true;
+        transition(v, SW_SVC_FAILED, err, -1);
+        return;
+    }
+    if (svc->lifecycle.ready == SW_READY_SPAWN) {
+        transition(v, SW_SVC_RUNNING, NULL, -1);
+        return;
+    }
+    uv_timer_start(&v->timer, start_timeout_fired, (uint64_t)(svc->lifecycle.start_timeout_ns / SW_NS_PER_MS), 0);
+}
+
+/* Why v cannot start yet: NULL if every dependency runs; sets *blocked_for_good when one
+ * failed for good (v then stays inactive with that reason). */
+static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *blocked_for_good)
+{
+    const sw_graph *g = &s->reg->graph;
+    *blocked_for_good = false;
+    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) {
+        const sw_svc *d = &s->svcs[g->edges[k].to];
+        if (d->state == SW_SVC_RUNNING) continue;
+        if (d->final && !d->waiting && (d->state == SW_SVC_FAILED || d->state == SW_SVC_STOPPED || d->state == SW_SVC_INACTIVE))
+            *blocked_for_good = true;
+        return d;
+    }
+    return NULL;
+}
+
+static bool startable(const sw_svc *v)
+{
+    return v->wanted && !v->final && !v->waiting && !v->pid &&
+           (v->state == SW_SVC_INACTIVE || v->state == SW_SVC_STOPPED || v->state == SW_SVC_FAILED);
+}
+
+/* Starts whatever can start; marks services whose dependency failed for good. */
+static void reconcile(sw_supervisor *s)
+{
+    if (s->shutting_down) return;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < s->n; i++) {
+            sw_svc *v = &s->svcs[i];
+            if (!startable(v)) continue;
+            bool for_good;
+            const sw_svc *dep = pending_dependency(s, i, &for_good);
+            if (!dep) {
+                start(v);
+                changed = true;
+            } else if (for_good) {
+                char reason[512];
+                snprintf(reason, sizeof reason, "dependency %s %s", dep->entry->id, state_names[dep->state]);
+                if (!v->reason || strcmp(v->reason, reason) != 0) transition(v, SW_SVC_INACTIVE, reason, -1);
+            }
+        }
+    }
+}
+
+/* ---- ends and restarts ---- */
+
+static void backoff_fired(uv_timer_t *t)
+{
+    sw_svc *v = t->data;
+    v->waiting = false;
+    reconcile(v->sup);
+}
+
+static void schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
+{
+    const sw_restart *r = &v->entry->as.service.lifecycle.restart;
+    int64_t delay = sw_backoff_delay(r, v->attempt + 1, rand() / ((double)RAND_MAX + 1));
+    v->waiting = true;
+    transition(v, st, reason, delay); /* logged with the attempt that just ended */
+    v->attempt++;
+    uv_timer_start(&v->timer, backoff_fired, (uint64_t)((delay + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
+}
+
+static void check_shutdown(sw_supervisor *s);
+
+static void ended(sw_svc *v, const sw_sup_msg *m)
+{
+    const sw_lifecycle *lc = &v->entry->as.service.lifecycle;
+    uv_timer_stop(&v->timer);
+    v->pid = 0;
+    bool ok = m->kind == SW_EXIT_OK;
+    if (v->stop_requested || v->sup->shutting_down) {
+        /* an explicit stop or shutdown: terminal, whatever the end looked like */
+        const char *why = v->killed_on_timeout ? "killed after stop_timeout" : v->stop_requested ? "stopped" : m->error;
+        transition(v, SW_SVC_STOPPED, why, -1);
+        check_shutdown(v->sup);
+        return;
+    }
+    if ((int64_t)(uv_hrtime() - v->run_start) >= lc->stable_threshold_ns) v->attempt = 0; /* a stable run */
+    const char *why = v->killed_on_timeout ? v->reason : ok ? "returned" : m->error ? m->error : "failed";
+    char reason[1024];
+    snprintf(reason, sizeof reason, "%s", why ? why : "failed");
+    char *trace = strstr(reason, "\nstack traceback:");
+    if (trace) { /* the state event keeps the message; the traceback is logged once, on its own */
+        *trace = 0;
+        sw_log_field f[2] = {{.key = "error", .type = SW_LF_STR, .s = reason},
+                             {.key = "traceback", .type = SW_LF_STR, .s = strstr(m->error, "stack traceback:")}};
+        sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, 2);
+    }
+    bool restart = lc->restart.policy == SW_RESTART_ALWAYS || (lc->restart.policy == SW_RESTART_ON_FAILURE && !ok);
+    if (!ok && !m->retryable) restart = false;
+    sw_svc_state st = ok ? SW_SVC_STOPPED : SW_SVC_FAILED;
+    if (restart && lc->restart.max_attempts > 0 && v->attempt + 1 >= lc->restart.max_attempts) {
+        char gave_up[1100];
+        snprintf(gave_up, sizeof gave_up, "gave up after %lld attempts: %s", (long long)lc->restart.max_attempts, reason);
+        v->final = true;
+        transition(v, st, gave_up, -1);
+    } else if (restart) {
+        schedule_restart(v, reason, st);
+    } else {
+        v->final = true;
+        transition(v, st, reason, -1);
+    }
+    reconcile(v->sup);
+}
+
+static void handle(sw_supervisor *s, sw_sup_msg *m)
+{
+    sw_svc *v = m->svc;
+    if (m->pid != v->pid) return; /* about an earlier run */
+    if (m->type == MSG_READY) {
+        if (v->state != SW_SVC_STARTING) return;
+        uv_timer_stop(&v->timer);
+        transition(v, SW_SVC_RUNNING, NULL, -1);
+        reconcile(s);
+        return;
+    }
+    ended(v, m);
+}
+
+static void on_wake(uv_async_t *h)
+{
+    sw_supervisor *s = h->data;
+    pthread_mutex_lock(&s->lock);
+    sw_sup_msg *m = s->head;
+    s->head = s->tail = NULL;
+    pthread_mutex_unlock(&s->lock);
+    while (m) {
+        sw_sup_msg *next = m->next;
+        handle(s, m);
+        free(m->error);
+        free(m);
+        m = next;
+    }
+}
+
+/* ---- stopping ---- */
+
+static void stop_timeout_fired(uv_timer_t *t)
+{
+    sw_svc *v = t->data;
+    if (v->state != SW_SVC_STOPPING || !v->pid) return;
+    v->killed_on_timeout = true;
+    sw_runtime_kill(v->sup->rt, v->pid);
+}
+
+static void begin_stop(sw_svc *v)
+{
+    sw_supervisor *s = v->sup;
+    if (v->waiting) { /* waiting to restart: nothing runs, just cancel the restart */
+        uv_timer_stop(&v->timer);
+        v->waiting = false;
+        transition(v, SW_SVC_STOPPED, "stopped while waiting to restart", -1);
+        return;
+    }
+    if (!v->pid || v->state == SW_SVC_STOPPING) return;
+    v->stop_requested = true;
+    uv_timer_stop(&v->timer);
+    transition(v, SW_SVC_STOPPING, s->shutting_down ? "shutdown" : "stop requested", -1);
+    sw_delivery *d = sw_delivery_new(SW_DLV_CANCEL, 0, 0, NULL, NULL, 0);
+    if (d) sw_runtime_deliver(s->rt, v->pid, d);
+    uv_timer_start(&v->timer, stop_timeout_fired, (uint64_t)(v->entry->as.service.lifecycle.stop_timeout_ns / SW_NS_PER_MS), 0);
+}
+
+static bool active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING; }
+
+/* Stops every service in `stopping` whose dependents have all stopped; dependents first. */
+static bool stop_wave(sw_supervisor *s, const bool *stopping)
+{
+    bool any_active = false;
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = &s->svcs[i];
+        if (!stopping[i]) continue;
+        if (v->waiting) begin_stop(v);
+        if (!active(v)) continue;
+        any_active = true;
+        bool dependents_down = true;
+        for (size_t k = 0; k < v->n_dependents; k++)
+            if (stopping[v->dependents[k]] && active(&s->svcs[v->dependents[k]])) dependents_down = false;
+        if (dependents_down) begin_stop(v);
+    }
+    return any_active;
+}
+
+static void check_shutdown(sw_supervisor *s)
+{
+    if (!s->shutting_down) return;
+    bool *all = malloc(s->n ? s->n : 1);
+    if (!all) return;
+    memset(all, 1, s->n);
+    bool any = stop_wave(s, all);
+    free(all);
+    if (any || s->done) return;
+    s->done = true;
+    uv_timer_stop(&s->shutdown_timer);
+    uv_stop(s->loop);
+}
+
+static void shutdown_timed_out(uv_timer_t *t)
+{
+    sw_supervisor *s = t->data;
+    sw_log_write(s->log, SW_LOG_WARN, NULL, "shutdown timeout: killing what is left", NULL, 0);
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = &s->svcs[i];
+        if (!v->pid) continue;
+        v->stop_requested = true;
+        v->killed_on_timeout = true;
+        sw_runtime_kill(s->rt, v->pid);
+    }
+}
+
+void sw_supervisor_shutdown(sw_supervisor *s)
+{
+    if (s->shutting_down) return;
+    s->shutting_down = true;
+    sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
+    uv_timer_start(&s->shutdown_timer, shutdown_timed_out, (uint64_t)(s->shutdown_timeout_ns / SW_NS_PER_MS), 0);
+    check_shutdown(s);
+}
+
+/* ---- by hand ---- */
+
+static sw_svc *find(sw_supervisor *s, const char *id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->svcs[i].entry->id, id) == 0) return &s->svcs[i];
+    return NULL;
+}
+
+int sw_supervisor_start_one(sw_supervisor *s, const char *id)
+{
+    sw_svc *v = find(s, id);
+    if (!v) return -1;
+    if (v->waiting || v->pid) return 0; /* already running or about to: never a second instance */
+    want(s, v->index);
+    v->final = false;
+    v->attempt = 0;
+    const sw_graph *g = &s->reg->graph;
+    for (size_t k = g->deps[v->index]; k < g->deps[v->index + 1]; k++) {
+        sw_svc *d = &s->svcs[g->edges[k].to];
+        if (!d->pid && !d->waiting) { d->final = false; d->attempt = 0; }
+    }
+    reconcile(s);
+    return 0;
+}
+
+static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
+{
+    if (set[i]) return;
+    set[i] = true;
+    for (size_t k = 0; k < s->svcs[i].n_dependents; k++) mark_dependents(s, s->svcs[i].dependents[k], set);
+}
+
+int sw_supervisor_stop_one(sw_supervisor *s, const char *id)
+{
+    sw_svc *v = find(s, id);
+    if (!v) return -1;
+    bool *set = calloc(s->n ? s->n : 1, 1);
+    if (!set) return -1;
+    mark_dependents(s, v->index, set);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!set[i]) continue;
+        s->svcs[i].final = true; /* an explicit stop is terminal: they stay stopped */
+        s->svcs[i].wanted = false;
+    }
+    stop_wave(s, set);
+    free(set);
+    return 0;
+}
+
+/* ---- set-up ---- */
+
+static void build_dependents(sw_supervisor *s)
+{
+    const sw_graph *g = &s->reg->graph;
+    for (size_t e = 0; e < g->n_edges; e++) s->svcs[g->edges[e].to].n_dependents++;
+    for (size_t i = 0; i < s->n; i++) {
+        s->svcs[i].dependents = calloc(s->svcs[i].n_dependents ? s->svcs[i].n_dependents : 1, sizeof(size_t));
+        s->svcs[i].n_dependents = 0;
+    }
+    for (size_t e = 0; e < g->n_edges; e++) {
+        sw_svc *d = &s->svcs[g->edges[e].to];
+        d->dependents[d->n_dependents++] = g->edges[e].from;
+    }
+}
+
+int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log)
+{
+    memset(s, 0, sizeof *s);
+    s->loop = loop;
+    s->rt = rt;
+    s->reg = reg;
+    s->log = log;
+    s->n = reg->graph.n;
+    s->shutdown_timeout_ns = 30 * SW_NS_PER_S;
+    s->svcs = calloc(s->n ? s->n : 1, sizeof *s->svcs);
+    if (!s->svcs) return -1;
+    pthread_mutex_init(&s->lock, NULL);
+    uv_async_init(loop, &s->wake, on_wake);
+    s->wake.data = s;
+    uv_timer_init(loop, &s->shutdown_timer);
+    s->shutdown_timer.data = s;
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = &s->svcs[i];
+        v->entry = reg->graph.services[i];
+        v->sup = s;
+        v->index = i;
+        uv_timer_init(loop, &v->timer);
+        v->timer.data = v;
+    }
+    build_dependents(s);
+    return 0;
+}
+
+void sw_supervisor_start(sw_supervisor *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->svcs[i].entry->as.service.lifecycle.auto_start) want(s, i);
+    reconcile(s);
+}
+
+void sw_supervisor_close(sw_supervisor *s)
+{
+    on_wake(&s->wake); /* free messages still queued */
+    uv_close((uv_handle_t *)&s->wake, NULL);
+    uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
+    for (size_t i = 0; i < s->n; i++) uv_close((uv_handle_t *)&s->svcs[i].timer, NULL);
+    uv_run(s->loop, UV_RUN_DEFAULT);
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->svcs[i].reason);
+        free(s->svcs[i].dependents);
+    }
+    free(s->svcs);
+    pthread_mutex_destroy(&s->lock);
+}

@@ -1,0 +1,75 @@
+/* The supervisor (DESIGN §4): services started in dependency order as soon as their
+ * dependencies run, restarted by policy with growing backoff, and stopped dependents-first.
+ * It lives on one libuv loop (the main thread); worker threads tell it about exits and
+ * readiness through a locked queue and a uv_async wake-up, so its state has one owner. */
+#ifndef STEWARD_SUPERVISOR_H
+#define STEWARD_SUPERVISOR_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "log.h"
+#include "registry.h"
+#include "runtime.h"
+
+typedef enum {
+    SW_SVC_INACTIVE, SW_SVC_STARTING, SW_SVC_RUNNING, SW_SVC_STOPPING, SW_SVC_STOPPED, SW_SVC_FAILED
+} sw_svc_state;
+
+typedef struct sw_supervisor sw_supervisor;
+
+typedef struct sw_svc {
+    const sw_entry *entry;
+    sw_supervisor *sup;
+    size_t index;                /* in the graph */
+    sw_svc_state state;
+    uint64_t pid;                /* the current run, 0 when none */
+    int64_t attempt;             /* consecutive ends that led to a restart (backoff's n) */
+    uint64_t run_start;          /* uv_hrtime of the current run */
+    bool wanted;                 /* should run: auto_start, needed by a wanted one, or by hand */
+    bool final;                  /* failed for good or stopped by hand: not started by itself */
+    bool waiting;                /* a restart is scheduled (timer armed) */
+    bool stop_requested;         /* CANCEL sent: its end is a stop, not a failure */
+    bool killed_on_timeout;
+    char *reason;
+    uv_timer_t timer;            /* backoff, start timeout or stop timeout */
+    size_t *dependents, n_dependents;
+} sw_svc;
+
+typedef struct sw_sup_msg sw_sup_msg;
+
+struct sw_supervisor {
+    uv_loop_t *loop;
+    sw_runtime *rt;
+    const sw_registry *reg;
+    sw_log *log;
+    sw_svc *svcs;
+    size_t n;
+    pthread_mutex_t lock;        /* guards the message queue from workers */
+    sw_sup_msg *head, *tail;
+    uv_async_t wake;
+    uv_timer_t shutdown_timer;
+    int64_t shutdown_timeout_ns;
+    bool shutting_down, done;
+};
+
+/* Prepares the services of reg (no process runs yet). 0 or -1. Thread: the loop's. */
+int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log);
+/* Starts the auto-start services and what they depend on. */
+void sw_supervisor_start(sw_supervisor *s);
+/* Graceful shutdown: dependents first, CANCEL then kill after stop_timeout, all bounded by
+ * the shutdown timeout. `done` becomes true (and the loop is stopped) when nothing runs. */
+void sw_supervisor_shutdown(sw_supervisor *s);
+/* The operations the control socket will expose: start one service (and what it needs), stop
+ * one (its dependents first; it stays stopped), restart one (then its dependents). 0, or -1
+ * if id names no service. */
+int sw_supervisor_start_one(sw_supervisor *s, const char *id);
+int sw_supervisor_stop_one(sw_supervisor *s, const char *id);
+/* Closes the loop handles; call after the loop has stopped. */
+void sw_supervisor_close(sw_supervisor *s);
+
+const char *sw_svc_state_name(sw_svc_state st);
+
+#endif
