@@ -12,6 +12,7 @@
 #include "log.h"
 #include "proc.h"
 #include "runtime.h"
+#include "config.h"
 #include "supervisor.h"
 
 typedef struct exec_state {
@@ -45,21 +46,25 @@ static void on_signal(uv_signal_t *h, int signum)
     sw_runtime_kill(x->rt, x->pid);
 }
 
-sw_log *sw_cli_log(const sw_cli *cli)
+/* Log settings: the command line, else the host config, else text at info. */
+sw_log *sw_cli_log(const sw_cli *cli, const sw_host_config *cfg)
 {
-    bool json = cli->log_format && strcmp(cli->log_format, "json") == 0;
-    int level = cli->log_level ? sw_log_level_parse(cli->log_level) : SW_LOG_INFO;
+    const char *format = cli->log_format ? cli->log_format : cfg ? cfg->log_format : NULL;
+    const char *lvl = cli->log_level ? cli->log_level : cfg ? cfg->log_level : NULL;
+    bool json = format && strcmp(format, "json") == 0;
+    int level = lvl ? sw_log_level_parse(lvl) : SW_LOG_INFO;
     bool color = !json && isatty(2) && !getenv("NO_COLOR");
     return sw_log_new(stderr, json, level < 0 ? SW_LOG_INFO : (sw_log_level)level, color);
 }
 
-static int exec_process(const sw_cli *cli, const sw_registry *reg, const sw_entry *e)
+static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg, const sw_entry *e)
 {
     exec_state x = {.code = 1};
-    sw_log *log = sw_cli_log(cli);
+    sw_log *log = sw_cli_log(cli, cfg);
     uv_loop_init(&x.loop);
     uv_async_init(&x.loop, &x.done, on_done);
-    x.rt = sw_runtime_new(reg, log, NULL);
+    sw_runtime_config rc = {.workers = (int)cfg->workers};
+    x.rt = sw_runtime_new(reg, log, &rc);
     if (!x.rt) {
         fprintf(stderr, "steward: cannot start the runtime\n");
         return 1;
@@ -112,11 +117,12 @@ static void on_app_signal(uv_signal_t *h, int signum)
     sw_supervisor_shutdown(&a->sup);
 }
 
-static int run_app(const sw_cli *cli, const sw_registry *reg)
+static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg)
 {
     app_state a = {0};
-    sw_log *log = sw_cli_log(cli);
-    sw_runtime *rt = sw_runtime_new(reg, log, NULL);
+    sw_log *log = sw_cli_log(cli, cfg);
+    sw_runtime_config rc = {.workers = (int)cfg->workers};
+    sw_runtime *rt = sw_runtime_new(reg, log, &rc);
     if (!rt) {
         fprintf(stderr, "steward: cannot start the runtime\n");
         sw_log_free(log);
@@ -124,6 +130,7 @@ static int run_app(const sw_cli *cli, const sw_registry *reg)
     }
     uv_loop_init(&a.loop);
     sw_supervisor_init(&a.sup, &a.loop, rt, reg, log);
+    a.sup.shutdown_timeout_ns = cfg->shutdown_timeout_ns;
     uv_signal_init(&a.loop, &a.sigint);
     uv_signal_init(&a.loop, &a.sigterm);
     a.sigint.data = a.sigterm.data = &a;
@@ -143,20 +150,38 @@ static int run_app(const sw_cli *cli, const sw_registry *reg)
 
 int sw_cmd_run(const sw_cli *cli)
 {
+    sw_host_config cfg;
+    sw_host_config_defaults(&cfg);
+    if (cli->config) {
+        sw_diags diags;
+        sw_diags_init(&diags);
+        int rc = sw_host_config_load(&cfg, cli->config, &diags);
+        sw_diags_finish(&diags);
+        sw_diags_print(&diags, stderr);
+        sw_diags_free(&diags);
+        if (rc != 0) {
+            sw_host_config_free(&cfg);
+            return 2;
+        }
+    }
     sw_registry *reg = sw_load_or_report(cli->dir);
-    if (!reg) return 2;
+    if (!reg) {
+        sw_host_config_free(&cfg);
+        return 2;
+    }
     int code;
     if (!cli->exec_id) {
-        code = run_app(cli, reg);
+        code = run_app(cli, &cfg, reg);
     } else {
         const sw_entry *e = sw_registry_get(reg, cli->exec_id);
         if (!e || e->kind != SW_KIND_PROCESS_LUA) {
             fprintf(stderr, "steward: %s %s\n", cli->exec_id, e ? "is not a process.lua" : "names no entry");
             code = 2;
         } else {
-            code = exec_process(cli, reg, e);
+            code = exec_process(cli, &cfg, reg, e);
         }
     }
     sw_registry_free(reg);
+    sw_host_config_free(&cfg);
     return code;
 }

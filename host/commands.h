@@ -3,6 +3,7 @@
 #define STEWARD_COMMANDS_H
 
 #include "cli.h"
+#include "config.h"
 #include "log.h"
 #include "registry.h"
 
@@ -13,7 +14,8 @@ int sw_cmd_check(const sw_cli *cli);
 int sw_cmd_graph(const sw_cli *cli);
 int sw_cmd_run(const sw_cli *cli);
 
-/* The log the CLI options ask for (format, level; colour on a TTY without NO_COLOR). */
-sw_log *sw_cli_log(const sw_cli *cli);
+/* The log the CLI options (else the host config) ask for: format, level; colour on a TTY
+ * without NO_COLOR. cfg may be NULL. */
+sw_log *sw_cli_log(const sw_cli *cli, const sw_host_config *cfg);
 
 #endif

@@ -1,0 +1,119 @@
+/* Host configuration: the registry's YAML tree and schema walker, applied to one small file. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "schema.h"
+#include "units.h"
+#include "yaml_tree.h"
+
+#define HC(f) offsetof(sw_host_config, f)
+
+static const char *const log_formats[] = {"text", "json", NULL};
+static const char *const log_levels[] = {"debug", "info", "warn", "error", NULL};
+
+static void parse_log_format(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    for (const char *const *f = log_formats; *f; f++)
+        if (strcmp(*f, s) == 0) { *(const char **)dst = s; return; }
+    sw_parse_error(p, n, "unknown log format \"%s\" (text or json)", s);
+}
+
+static void parse_log_level(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    for (const char *const *f = log_levels; *f; f++)
+        if (strcmp(*f, s) == 0) { *(const char **)dst = s; return; }
+    sw_parse_error(p, n, "unknown log level \"%s\" (debug, info, warn or error)", s);
+}
+
+static const sw_field security_fields[] = {{.name = "strict_mode", .type = SW_F_BOOL, .offset = HC(strict_mode)}};
+static const sw_field shutdown_fields[] = {{.name = "timeout", .type = SW_F_DURATION, .offset = HC(shutdown_timeout_ns)}};
+static const sw_field log_fields[] = {
+    {.name = "format", .type = SW_F_CUSTOM, .offset = HC(log_format), .custom = parse_log_format},
+    {.name = "level", .type = SW_F_CUSTOM, .offset = HC(log_level), .custom = parse_log_level},
+};
+static const sw_field control_fields[] = {{.name = "socket", .type = SW_F_STRING, .offset = HC(control_socket)}};
+static const sw_schema security_schema = {security_fields, 1}, shutdown_schema = {shutdown_fields, 1},
+                       log_schema = {log_fields, 2}, control_schema = {control_fields, 1};
+
+/* Sub-objects write at offsets of the whole struct: each OBJECT field sits at offset 0. */
+static const sw_field config_fields[] = {
+    {.name = "workers", .type = SW_F_INT, .offset = HC(workers), .min = 1, .max = 1024},
+    {.name = "security", .type = SW_F_OBJECT, .offset = 0, .sub = &security_schema},
+    {.name = "shutdown", .type = SW_F_OBJECT, .offset = 0, .sub = &shutdown_schema},
+    {.name = "log", .type = SW_F_OBJECT, .offset = 0, .sub = &log_schema},
+    {.name = "control", .type = SW_F_OBJECT, .offset = 0, .sub = &control_schema},
+};
+static const sw_schema config_schema = {config_fields, sizeof config_fields / sizeof *config_fields};
+
+void sw_host_config_defaults(sw_host_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->strict_mode = true;
+    c->shutdown_timeout_ns = 30 * SW_NS_PER_S;
+}
+
+static char *read_text(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 4096 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *b = realloc(buf, cap);
+            if (!b || cap > (1u << 24)) { free(b ? b : buf); fclose(f); return NULL; }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags)
+{
+    size_t len = 0;
+    char *text = read_text(path, &len);
+    if (!text) {
+        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read the host config: %s", strerror(errno));
+        return -1;
+    }
+    sw_arena *a = malloc(sizeof *a);
+    sw_arena_init(a);
+    c->owner = a;
+    const char *file = sw_arena_strdup(a, path);
+    const sw_node *root = sw_yaml_parse(a, file, text, len, diags);
+    free(text);
+    if (!root) return -1;
+    if (root->type != SW_NODE_MAP) {
+        sw_diags_add(diags, file, root->line, root->col, NULL, NULL, "the host config must be a mapping");
+        return -1;
+    }
+    sw_parse p = {.arena = a, .diags = diags, .file = file, .ok = true};
+    sw_schema_parse(&p, &config_schema, root, c, NULL);
+    free(p.pending);
+    return p.ok ? 0 : -1;
+}
+
+void sw_host_config_free(sw_host_config *c)
+{
+    if (c->owner) {
+        sw_arena_free(c->owner);
+        free(c->owner);
+    }
+    c->owner = NULL;
+}

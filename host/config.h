@@ -1,0 +1,26 @@
+/* The host configuration (`--config FILE`, DESIGN §5), parsed once into a plain struct with
+ * defaults; errors are reported like registry errors (file:line:col, field). */
+#ifndef STEWARD_CONFIG_H
+#define STEWARD_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+typedef struct sw_host_config {
+    int64_t workers;                 /* 0: number of cores */
+    bool strict_mode;                /* security.strict_mode (true) */
+    int64_t shutdown_timeout_ns;     /* shutdown.timeout (30s) */
+    const char *log_format;          /* log.format: text | json, NULL: not set */
+    const char *log_level;           /* log.level, NULL: not set */
+    const char *control_socket;      /* control.socket, NULL: DIR/.steward.sock */
+    void *owner;                     /* keeps the parsed file alive */
+} sw_host_config;
+
+void sw_host_config_defaults(sw_host_config *c);
+/* Reads path into c. 0, or -1 with every problem in diags. */
+int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags);
+void sw_host_config_free(sw_host_config *c);
+
+#endif
