@@ -28,7 +28,7 @@ enum { PHASE_NEW, PHASE_LIVE, PHASE_OVER };
 
 #define RETRY_COUNT 1000 /* reductions = 0: instructions before retrying a refused yield */
 #define MAX_NESTING 200  /* coroutine.resume depth (C stack), as LUAI_MAXCCALLS */
-#define N_BUILTIN_LAZY 5
+#define N_BUILTIN_LAZY 4
 #define CSTACK_LIMIT ((uintptr_t)1 << 20) /* C stack a slice may use below its resume */
 
 struct sw_vm {
@@ -305,14 +305,18 @@ static int co_step(lua_State *L)
 {
     sw_vm *vm = sw_vm_of(L);
     lua_State *co = lua_tothread(L, 1);
-    int nargs = lua_gettop(L) - 1, rc, why, n;
-    const char *refusal = resume_refusal(L, co);
+    int nargs = lua_gettop(L) - 1, rc, why, n, room;
+    const char *refusal = co ? resume_refusal(L, co) : "coroutine expected";
+    size_t lim;
     cstack_check(L);
     if (refusal)
         return step_refused(L, refusal);
     if (vm->nesting >= MAX_NESTING)
         return step_refused(L, "C stack overflow");
-    if (!lua_checkstack(co, nargs))
+    lim = limit_lift(vm); /* growing co's stack may not raise: co is not running */
+    room = lua_checkstack(co, nargs);
+    limit_restore(vm, lim);
+    if (!room)
         return step_refused(L, "too many arguments to resume");
     lua_xmove(L, co, nargs);
     vm->nesting++;
@@ -401,7 +405,7 @@ static const char xpcall_src[] =
 static const char *const base_allowed[] = {
     "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
     "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "tonumber",
-    "tostring", "type", "unpack", NULL}; /* xpcall and coroutine come lazily, wrapped */
+    "tostring", "type", "unpack", "xpcall", NULL}; /* xpcall is then wrapped */
 static const char *const string_allowed[] = {
     "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep",
     "reverse", "sub", "upper", NULL};
@@ -659,16 +663,16 @@ static int guard_handler(lua_State *L)
     return 1;
 }
 
-/* Lazy global xpcall; its argument is the raw xpcall. */
-static int open_xpcall(lua_State *L)
+/* Replaces the global xpcall by the guarded one. */
+static void sandbox_xpcall(lua_State *L)
 {
     load_chunk(L, &xpcall_chunk);
-    lua_pushvalue(L, 1);
+    lua_getglobal(L, "xpcall");
     lua_pushcfunction(L, guard_handler);
     lua_getglobal(L, "type");
     lua_getglobal(L, "error");
     lua_call(L, 4, 1);
-    return 1;
+    lua_setglobal(L, "xpcall");
 }
 
 static int sb_collectgarbage(lua_State *L)
@@ -813,18 +817,17 @@ static int open_coroutine(lua_State *L)
     return 1;
 }
 
-/* Opened on first use; each opener gets the raw xpcall (only open_xpcall uses it). */
+/* Opened on first use. */
 static const sw_vm_lib builtin_lazy[N_BUILTIN_LAZY] = {
     {"table", open_table}, {"math", open_math}, {"bit", open_bit},
-    {"coroutine", open_coroutine}, {"xpcall", open_xpcall}};
+    {"coroutine", open_coroutine}};
 
 /* Pushes the value of a lazy global: builtin b (or -1), then extended or made by host. */
 static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)
 {
     if (b >= 0) {
         lua_pushcfunction(L, builtin_lazy[b].open);
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_call(L, 1, 1);
+        lua_call(L, 0, 1);
     } else {
         lua_pushnil(L);
     }
@@ -836,7 +839,7 @@ static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)
 }
 
 /* __index of the globals: opens a lazy global on first read (once: a global the process
- * sets to nil later stays nil). Upvalue: the raw xpcall. */
+ * sets to nil later stays nil). */
 static int lazy_index(lua_State *L)
 {
     sw_vm *vm = sw_vm_of(L);
@@ -865,12 +868,11 @@ static int lazy_index(lua_State *L)
 }
 
 /* The globals' metatable is protected (getmetatable(_G) is false, setmetatable(_G) raises):
- * replacing it would silently drop the lazy libraries. Takes the raw xpcall from the top. */
+ * replacing it would silently drop the lazy libraries. */
 static void sandbox_lazy(lua_State *L)
 {
     lua_createtable(L, 0, 2);
-    lua_insert(L, -2); /* the raw xpcall, below */
-    lua_pushcclosure(L, lazy_index, 1);
+    lua_pushcfunction(L, lazy_index);
     lua_setfield(L, -2, "__index");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
@@ -905,8 +907,8 @@ static int vm_setup(lua_State *L)
     call_once(&prepared, prepare);
     call_open(L, luaopen_base);
     call_open(L, luaopen_string);
-    lua_getglobal(L, "xpcall"); /* the original, kept for the lazy wrapper */
     sandbox_base(L);
+    sandbox_xpcall(L);
     lua_pushcfunction(L, sb_load);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "load");
@@ -1141,8 +1143,8 @@ int sw_vm_block(lua_State *L, int nresults)
  * It also polls the kill flag, so a kill lands inside a long match. Plain find uses memmem
  * (linear; LuaJIT's memchr+memcmp loop is quadratic on "aaa...ab" needles). */
 
-#define PM_BUDGET_BASE ((int64_t)1 << 24)
-#define PM_BUDGET_PER_BYTE 256
+#define PM_BUDGET_BASE ((int64_t)1 << 20)
+#define PM_BUDGET_PER_BYTE 64
 #define PM_POLL_MASK 1023
 #define PM_MAX_DEPTH 200 /* recursion, as LuaJIT: beyond it "pattern too complex" */
 #define PM_CAP_UNFINISHED (-1)

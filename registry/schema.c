@@ -394,7 +394,8 @@ void sw_schema_parse(sw_parse *p, const sw_schema *schema, const sw_node *map, v
         const sw_field *f = &schema->fields[fi];
         /* Two names for one field (depends_on / requires): refuse both at once. */
         for (size_t j = 0; j < schema->n && j < 64; j++) {
-            if (seen_at_offset[j] && seen_at_offset[j]->offset == f->offset && seen_at_offset[j] != f) {
+            const sw_field *o = seen_at_offset[j];
+            if (o && o != f && o->offset == f->offset && o->type == f->type && f->type != SW_F_OBJECT) {
                 size_t saved = sw_path_push(p, key->str);
                 sw_parse_error(p, key, "\"%s\" and \"%s\" are the same field: give one", key->str, seen_at_offset[j]->name);
                 sw_path_pop(p, saved);
