@@ -103,6 +103,7 @@ bool sw_task_wake(sw_task *t, lua_State *from, int n)
     }
     t->blocked = false;
     t->wait = NULL;
+    sw_vm_reserve(sw_vm_of(from), t->co, n); /* lua_xmove never checks the target's room */
     lua_xmove(from, t->co, n);
     sw_task_make_ready(t, n);
     return true;

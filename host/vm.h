@@ -134,9 +134,16 @@ sw_vm_status sw_vm_resume(sw_vm *vm, int nvalues);
  *   after DONE:    main's results, indexes 1..lua_gettop (all of them, LUA_MULTRET);
  *   after FAILED:  the raw error value at index -1 (a string, or whatever error() was
  *                  given, e.g. an errors.new table: read its fields with lua_rawget only).
- * Owned by the vm; anchored for the vm's life. Pushing on it while the process is suspended
- * can raise only on real out-of-memory (not the limit) if lua_checkstack is used first. */
+ * Owned by the vm; anchored for the vm's life. Push resume values only after
+ * sw_vm_reserve (a suspended coroutine may have no free slot, and lua_xmove never checks). */
 lua_State *sw_vm_thread(sw_vm *vm);
+
+/* Makes room for n more values on co, a suspended coroutine of this vm (sw_vm_thread, or a
+ * task), before the host pushes resume values on it. The memory limit does not apply (an
+ * error raised on a suspended coroutine would make LuaJIT panic); only a process-wide
+ * malloc failure can still abort. Returns 1, or 0 if the stack cannot grow that far.
+ * Thread: the vm's. */
+int sw_vm_reserve(sw_vm *vm, lua_State *co, int n);
 
 /* For host C functions that wait: `return sw_vm_block(L, n);` suspends the whole process
  * (through any user coroutines between it and the main one) and the current slice ends with

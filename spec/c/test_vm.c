@@ -585,6 +585,23 @@ static void block_passes_through_coroutines(void **state)
     free(v);
 }
 
+static void resume_with_many_values(void **state)
+{
+    sw_vm_limits lim = {1u << 20, 10000, 0};
+    sw_vm *vm = vm_with("return select('#', recv())", &lim);
+    lua_State *t;
+    int i;
+    (void)state;
+    assert_int_equal(sw_vm_start(vm, 0), SW_VM_BLOCKED);
+    t = sw_vm_thread(vm);
+    assert_int_equal(sw_vm_reserve(vm, t, 500), 1);
+    for (i = 0; i < 500; i++)
+        lua_pushinteger(t, i);
+    assert_int_equal(sw_vm_resume(vm, 500), SW_VM_DONE);
+    assert_int_equal(lua_tointeger(t, 1), 500);
+    sw_vm_free(vm);
+}
+
 static void block_in_a_c_callback_is_an_error(void **state)
 {
     (void)state;
@@ -782,22 +799,38 @@ static void *ticker_main(void *arg)
     return NULL;
 }
 
-static void interrupt_preempts_without_count_hook(void **state)
+static run_result run_with_ticker(const char *code, sw_vm **vm)
 {
-    runner rn = {vm_with("local s = 0 for i = 1, 3e7 do s = s + i % 3 end return s", &tick_mode),
-                 {0, 0, 0}, 0};
+    runner rn = {vm_with(code, &tick_mode), {0, 0, 0}, 0};
     ticker tk = {rn.vm, 0};
     pthread_t tr, tt;
-    (void)state;
     assert_int_equal(pthread_create(&tt, NULL, ticker_main, &tk), 0);
     assert_int_equal(pthread_create(&tr, NULL, runner_main, &rn), 0);
     pthread_join(tr, NULL);
     tk.stop = 1;
     pthread_join(tt, NULL);
-    assert_int_equal(rn.r.st, SW_VM_DONE);
-    assert_true(rn.r.preempted >= 1);
-    assert_int_equal(lua_tointeger(sw_vm_thread(rn.vm), 1), 30000000);
-    sw_vm_free(rn.vm);
+    *vm = rn.vm;
+    return rn.r;
+}
+
+static void interrupt_preempts_without_count_hook(void **state)
+{
+    sw_vm *vm;
+    run_result r = run_with_ticker("local s = 0 for i = 1, 3e7 do s = s + i % 3 end return s", &vm);
+    (void)state;
+    assert_int_equal(r.st, SW_VM_DONE);
+    assert_true(r.preempted >= 1);
+    assert_int_equal(lua_tointeger(sw_vm_thread(vm), 1), 30000000);
+    sw_vm_free(vm);
+    /* through nested user coroutines too */
+    r = run_with_ticker("local w = coroutine.wrap(function() local inner = coroutine.wrap(\n"
+                        "  function() local s = 0 for i = 1, 3e7 do s = s + i % 3 end return s end)\n"
+                        "  return inner() end)\n"
+                        "return w()", &vm);
+    assert_int_equal(r.st, SW_VM_DONE);
+    assert_true(r.preempted >= 1);
+    assert_int_equal(lua_tointeger(sw_vm_thread(vm), 1), 30000000);
+    sw_vm_free(vm);
 }
 
 /* ---- S14 and the bounded matcher ---------------------------------------------------------- */
@@ -1013,6 +1046,7 @@ int main(void)
         cmocka_unit_test(c_callback_recursion_is_an_error),
         cmocka_unit_test(block_at_top_level),
         cmocka_unit_test(block_passes_through_coroutines),
+        cmocka_unit_test(resume_with_many_values),
         cmocka_unit_test(block_in_a_c_callback_is_an_error),
         cmocka_unit_test(blocked_vm_freed_without_resume),
         cmocka_unit_test(misuse_of_start_and_resume),
