@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proc.h"
+#include "runtime.h"
 #include "task.h"
 
 static int readonly_newindex(lua_State *L)
@@ -100,12 +101,10 @@ static const sw_entry *find_import(const sw_imports *imps, const char *alias)
 
 static int load_library(lua_State *L, const sw_entry *lib)
 {
-    const sw_source *src = &lib->as.library_lua.source;
-    char chunkname[512];
-    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
-    else snprintf(chunkname, sizeof chunkname, "=%s", lib->id);
     char err[512];
-    if (sw_vm_load(sw_vm_of(L), chunkname, src->text, src->len, err, sizeof err) != 0)
+    size_t len;
+    const unsigned char *bc = sw_runtime_code(sw_proc_of(L)->rt, lib, &len, err, sizeof err);
+    if (!bc || sw_vm_load_compiled(sw_vm_of(L), lib->id, bc, len, err, sizeof err) != 0)
         return luaL_error(L, "require: %s", err);
     lua_State *main = sw_vm_lua(sw_vm_of(L));
     lua_xmove(main, L, 1);

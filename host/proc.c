@@ -564,11 +564,9 @@ static int prepare_state(lua_State *L)
 {
     load_job *j = lua_touserdata(L, 1);
     sw_proc *p = j->p;
-    const sw_source *src = &p->entry->as.process_lua.source;
-    char chunkname[512];
-    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
-    else snprintf(chunkname, sizeof chunkname, "=%s", p->entry->id);
-    if (sw_vm_load(p->vm, chunkname, src->text, src->len, j->err, j->errlen) != 0)
+    size_t len;
+    const unsigned char *bc = sw_runtime_code(p->rt, p->entry, &len, j->err, j->errlen);
+    if (!bc || sw_vm_load_compiled(p->vm, p->entry->id, bc, len, j->err, j->errlen) != 0)
         return luaL_error(L, "%s", j->err);
     lua_newtable(L);
     p->timers_ref = luaL_ref(L, LUA_REGISTRYINDEX);

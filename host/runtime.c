@@ -6,11 +6,56 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "vm.h"
 
 static int cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+static size_t code_slot(const sw_code *tab, size_t cap, const sw_entry *e)
+{
+    size_t i = ((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ull >> 20 & (cap - 1);
+    while (tab[i].entry && tab[i].entry != e) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static void code_grow(sw_runtime *rt)
+{
+    size_t cap = rt->code_cap ? rt->code_cap * 2 : 64;
+    sw_code *tab = calloc(cap, sizeof *tab);
+    if (!tab) abort();
+    for (size_t i = 0; i < rt->code_cap; i++)
+        if (rt->code[i].entry) tab[code_slot(tab, cap, rt->code[i].entry)] = rt->code[i];
+    free(rt->code);
+    rt->code = tab;
+    rt->code_cap = cap;
+}
+
+const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&rt->code_lock);
+    if ((rt->code_n + 1) * 2 > rt->code_cap) code_grow(rt);
+    sw_code *c = &rt->code[code_slot(rt->code, rt->code_cap, e)];
+    if (!c->entry) {
+        /* Compiled under the lock: each entry once, and other spawns of it wait rather than
+         * compile it again. */
+        const sw_source *src = e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
+        char chunkname[512];
+        if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
+        else snprintf(chunkname, sizeof chunkname, "=%s", e->id);
+        if (sw_vm_compile(chunkname, src->text, src->len, &c->bc, &c->len, err, errlen) != 0) {
+            pthread_mutex_unlock(&rt->code_lock);
+            return NULL;
+        }
+        c->entry = e;
+        rt->code_n++;
+    }
+    const unsigned char *bc = c->bc;
+    *len = c->len;
+    pthread_mutex_unlock(&rt->code_lock);
+    return bc;
 }
 
 sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime_config *cfg)
@@ -21,6 +66,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->log = log;
     rt->max_message = cfg && cfg->max_message ? cfg->max_message : (size_t)64 << 20;
     sw_pidtable_init(&rt->pids);
+    pthread_mutex_init(&rt->code_lock, NULL);
     int workers = cfg && cfg->workers > 0 ? cfg->workers : cores();
     if (sw_workers_start(&rt->workers, workers) != 0) {
         sw_pidtable_destroy(&rt->pids);
@@ -53,6 +99,9 @@ void sw_runtime_free(sw_runtime *rt)
         sw_proc_discard(p);
     }
     free(rt->hosts);
+    for (size_t i = 0; i < rt->code_cap; i++) free(rt->code[i].bc);
+    free(rt->code);
+    pthread_mutex_destroy(&rt->code_lock);
     sw_pidtable_destroy(&rt->pids);
     free(rt);
 }

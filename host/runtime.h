@@ -19,6 +19,13 @@ typedef struct sw_host_pool {
     sw_workers workers;
 } sw_host_pool;
 
+/* Bytecode of each process.lua / library.lua entry, compiled on first use. */
+typedef struct sw_code {
+    const sw_entry *entry;
+    unsigned char *bc;
+    size_t len;
+} sw_code;
+
 typedef struct sw_runtime {
     const sw_registry *registry;
     sw_pidtable pids;
@@ -27,6 +34,9 @@ typedef struct sw_runtime {
     size_t n_hosts;
     sw_log *log;
     size_t max_message;          /* bytes; a larger send is an error */
+    pthread_mutex_t code_lock;
+    sw_code *code;               /* open addressing by entry pointer */
+    size_t code_cap, code_n;
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -46,6 +56,11 @@ sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
 /* Delivers d to the process `to`. 0, or -1 if no such process lives (d is freed, except that
  * monitor and link requests are answered at once as if the process had just died). */
 int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
+/* The compiled chunk of a process.lua or library.lua entry, compiled once and shared by every
+ * process (the bytes are immutable until the runtime is freed). NULL with err on a compile
+ * error. Thread-safe. */
+const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen);
+
 /* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
 

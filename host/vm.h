@@ -191,4 +191,15 @@ sw_vm_status sw_vm_run(sw_vm *vm, lua_State *co, int nargs);
  * results and build its exit report without tripping either. Idempotent. */
 void sw_vm_finish(sw_vm *vm);
 
+/* Compiles Lua source text (never a binary chunk) to bytecode in a scratch state, for the
+ * host's code cache. *out is malloc'd. 0, or -1 with a message in err. Thread: any. */
+int sw_vm_compile(const char *chunkname, const char *src, size_t len, unsigned char **out, size_t *out_len,
+                  char *err, size_t errlen);
+
+/* Loads bytecode made by sw_vm_compile as sw_vm_load loads text (same environment, pushed on
+ * the main state). Only for the host's own compiled output: process code can never reach it,
+ * and a process's load still refuses binary chunks. Thread: the vm's. */
+int sw_vm_load_compiled(sw_vm *vm, const char *chunkname, const unsigned char *bc, size_t len,
+                        char *err, size_t errlen);
+
 #endif
