@@ -6,6 +6,7 @@
 int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit)
 {
     if (n < 1) n = 1;
+    if (r->initial_delay_ns <= 0) return 0; /* an explicit 0 stays 0: 0 * inf would be NaN, then max */
     double delay = (double)r->initial_delay_ns * pow(r->backoff_factor, (double)(n - 1));
     double max = (double)r->max_delay_ns;
     if (!(delay <= max)) delay = max; /* also catches overflow to inf */

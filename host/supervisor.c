@@ -145,20 +145,33 @@ static void start(sw_svc *v)
     uv_timer_start(&v->timer, start_timeout_fired, (uint64_t)(svc->lifecycle.start_timeout_ns / SW_NS_PER_MS), 0);
 }
 
-/* Why v cannot start yet: NULL if every dependency runs; sets *blocked_for_good when one
- * failed for good (v then stays inactive with that reason). */
-static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *blocked_for_good)
+/* A dependency that will not run by itself: failed for good or stopped by hand, or itself
+ * blocked for good (inactive with a reason), so a whole chain above it is marked. */
+static bool blocked_for_good(const sw_svc *d)
+{
+    if (d->waiting || d->pid) return false;
+    if (d->final && (d->state == SW_SVC_FAILED || d->state == SW_SVC_STOPPED || d->state == SW_SVC_INACTIVE)) return true;
+    return d->state == SW_SVC_INACTIVE && d->reason;
+}
+
+/* Why v cannot start yet: NULL if every dependency runs; sets *for_good when one is blocked
+ * for good (v then stays inactive with that reason), preferring such a one to one that is
+ * merely not running yet. */
+static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *for_good)
 {
     const sw_graph *g = &s->reg->graph;
-    *blocked_for_good = false;
+    const sw_svc *pending = NULL;
+    *for_good = false;
     for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) {
         const sw_svc *d = &s->svcs[g->edges[k].to];
         if (d->state == SW_SVC_RUNNING) continue;
-        if (d->final && !d->waiting && (d->state == SW_SVC_FAILED || d->state == SW_SVC_STOPPED || d->state == SW_SVC_INACTIVE))
-            *blocked_for_good = true;
-        return d;
+        if (blocked_for_good(d)) {
+            *for_good = true;
+            return d;
+        }
+        if (!pending) pending = d;
     }
-    return NULL;
+    return pending;
 }
 
 static bool startable(const sw_svc *v)
@@ -185,7 +198,10 @@ static void reconcile(sw_supervisor *s)
             } else if (for_good) {
                 char reason[512];
                 snprintf(reason, sizeof reason, "dependency %s %s", dep->entry->id, state_names[dep->state]);
-                if (!v->reason || strcmp(v->reason, reason) != 0) transition(v, SW_SVC_INACTIVE, reason, -1);
+                if (!v->reason || strcmp(v->reason, reason) != 0) {
+                    transition(v, SW_SVC_INACTIVE, reason, -1);
+                    changed = true; /* its own dependents are blocked too */
+                }
             }
         }
     }
@@ -210,7 +226,7 @@ static void schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
     uv_timer_start(&v->timer, backoff_fired, (uint64_t)((delay + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
 }
 
-static void check_shutdown(sw_supervisor *s);
+static void continue_stops(sw_supervisor *s);
 
 static void ended(sw_svc *v, const sw_sup_msg *m)
 {
@@ -218,11 +234,10 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
     uv_timer_stop(&v->timer);
     v->pid = 0;
     bool ok = m->kind == SW_EXIT_OK;
-    if (v->stop_requested || v->sup->shutting_down) {
+    if (v->stop_requested) {
         /* an explicit stop or shutdown: terminal, whatever the end looked like */
-        const char *why = v->killed_on_timeout ? "killed after stop_timeout" : v->stop_requested ? "stopped" : m->error;
-        transition(v, SW_SVC_STOPPED, why, -1);
-        check_shutdown(v->sup);
+        transition(v, SW_SVC_STOPPED, v->killed_on_timeout ? "killed after stop_timeout" : "stopped", -1);
+        continue_stops(v->sup);
         return;
     }
     if ((int64_t)(uv_hrtime() - v->run_start) >= lc->stable_threshold_ns) v->attempt = 0; /* a stable run */
@@ -238,6 +253,9 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
     }
     bool restart = lc->restart.policy == SW_RESTART_ALWAYS || (lc->restart.policy == SW_RESTART_ON_FAILURE && !ok);
     if (!ok && !m->retryable) restart = false;
+    /* ended by itself during shutdown or a stop by hand (before its CANCEL came): it keeps
+     * its own reason, and it is not restarted */
+    if (v->sup->shutting_down || v->final) restart = false;
     sw_svc_state st = ok ? SW_SVC_STOPPED : SW_SVC_FAILED;
     if (restart && lc->restart.max_attempts > 0 && v->attempt + 1 >= lc->restart.max_attempts) {
         char gave_up[1100];
@@ -250,6 +268,7 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
         v->final = true;
         transition(v, st, reason, -1);
     }
+    continue_stops(v->sup);
     reconcile(v->sup);
 }
 
@@ -331,6 +350,27 @@ static bool stop_wave(sw_supervisor *s, const bool *stopping)
     return any_active;
 }
 
+static void check_shutdown(sw_supervisor *s);
+
+/* After an end: a shutdown or a stop by hand in progress goes on with the next wave. The
+ * services stop_one marked are the unwanted final ones. */
+static void continue_stops(sw_supervisor *s)
+{
+    if (s->shutting_down) {
+        check_shutdown(s);
+        return;
+    }
+    bool *set = calloc(s->n ? s->n : 1, 1);
+    if (!set) return;
+    bool any = false;
+    for (size_t i = 0; i < s->n; i++) {
+        set[i] = !s->svcs[i].wanted && s->svcs[i].final;
+        any = any || set[i];
+    }
+    if (any) stop_wave(s, set);
+    free(set);
+}
+
 static void check_shutdown(sw_supervisor *s)
 {
     if (!s->shutting_down) return;
@@ -376,19 +416,31 @@ static sw_svc *find(sw_supervisor *s, const char *id)
     return NULL;
 }
 
+/* A start by hand: i and everything it needs, transitively, are wanted again and lose an
+ * earlier stop by hand or failure for good (unless they run or wait to restart). */
+static void want_by_hand(sw_supervisor *s, size_t i, bool *seen)
+{
+    if (seen[i]) return;
+    seen[i] = true;
+    sw_svc *v = &s->svcs[i];
+    v->wanted = true;
+    if (!v->pid && !v->waiting) {
+        v->final = false;
+        v->attempt = 0;
+    }
+    const sw_graph *g = &s->reg->graph;
+    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) want_by_hand(s, g->edges[k].to, seen);
+}
+
 int sw_supervisor_start_one(sw_supervisor *s, const char *id)
 {
     sw_svc *v = find(s, id);
     if (!v) return -1;
     if (v->waiting || v->pid) return 0; /* already running or about to: never a second instance */
-    want(s, v->index);
-    v->final = false;
-    v->attempt = 0;
-    const sw_graph *g = &s->reg->graph;
-    for (size_t k = g->deps[v->index]; k < g->deps[v->index + 1]; k++) {
-        sw_svc *d = &s->svcs[g->edges[k].to];
-        if (!d->pid && !d->waiting) { d->final = false; d->attempt = 0; }
-    }
+    bool *seen = calloc(s->n ? s->n : 1, 1);
+    if (!seen) return -1;
+    want_by_hand(s, v->index, seen);
+    free(seen);
     reconcile(s);
     return 0;
 }
