@@ -68,7 +68,8 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     sw_pidtable_init(&rt->pids);
     pthread_mutex_init(&rt->code_lock, NULL);
     int workers = cfg && cfg->workers > 0 ? cfg->workers : cores();
-    if (sw_workers_start(&rt->workers, workers) != 0) {
+    uint64_t slice = cfg && cfg->slice_ns ? cfg->slice_ns : SW_SLICE_NS;
+    if (sw_workers_start(&rt->workers, workers, slice) != 0) {
         sw_pidtable_destroy(&rt->pids);
         free(rt);
         return NULL;
@@ -80,7 +81,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
         const sw_entry *e = reg->entries[i];
         if (e->kind != SW_KIND_PROCESS_HOST) continue;
         rt->hosts[h].id = e->id;
-        sw_workers_start(&rt->hosts[h].workers, e->as.host.workers > 0 ? (int)e->as.host.workers : cores());
+        sw_workers_start(&rt->hosts[h].workers, e->as.host.workers > 0 ? (int)e->as.host.workers : cores(), slice);
         h++;
     }
     return rt;

@@ -42,6 +42,7 @@ typedef struct sw_runtime {
 typedef struct sw_runtime_config {
     int workers;                 /* default host; 0 = number of cores */
     size_t max_message;          /* 0 = 64MB */
+    uint64_t slice_ns;           /* 0 = SW_SLICE_NS */
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.

@@ -158,7 +158,7 @@ static void watchdog_main(void *arg)
     sw_workers *ws = arg;
     int idle_checks = 0;
     while (!atomic_load(&ws->stopping)) {
-        sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : SW_SLICE_NS / 2);
+        sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : SW_SLICE_NS / 2); /* the check period stays fixed */
         uint64_t now = uv_hrtime();
         bool busy = false;
         for (int i = 0; i < ws->n; i++) {
@@ -166,7 +166,7 @@ static void watchdog_main(void *arg)
             pthread_mutex_lock(&w->slice_lock);
             if (w->slice_vm) {
                 busy = true;
-                if (now - w->slice_start >= SW_SLICE_NS) sw_vm_interrupt(w->slice_vm);
+                if (now - w->slice_start >= ws->slice_ns) sw_vm_interrupt(w->slice_vm);
             }
             pthread_mutex_unlock(&w->slice_lock);
         }
@@ -180,9 +180,10 @@ static void close_handle(uv_handle_t *h, void *arg)
     if (!uv_is_closing(h)) uv_close(h, h->type == UV_TIMER ? free_handle : NULL);
 }
 
-int sw_workers_start(sw_workers *ws, int n)
+int sw_workers_start(sw_workers *ws, int n, uint64_t slice_ns)
 {
     ws->n = n;
+    ws->slice_ns = slice_ns;
     ws->w = calloc((size_t)n, sizeof *ws->w);
     if (!ws->w) return UV_ENOMEM;
     atomic_store(&ws->stopping, false);

@@ -17,6 +17,7 @@ typedef struct sw_vm sw_vm;
 /* A slice longer than this is interrupted by the pool's watchdog (processes without an
  * explicit limits.reductions: no count hook, so no cost per instruction). */
 #define SW_SLICE_NS (2 * 1000 * 1000)
+#define SW_SLICE_NEVER UINT64_MAX /* benchmarks only: a watchdog that never interrupts */
 
 /* A function to run on a worker's thread (e.g. stop a timer that lives on its loop). */
 typedef struct sw_worker_call {
@@ -46,10 +47,11 @@ struct sw_workers {
     atomic_bool stopping;
     atomic_uint next;            /* round-robin for processes spawned from outside workers */
     uv_thread_t watchdog;
+    uint64_t slice_ns;           /* SW_SLICE_NS, or SW_SLICE_NEVER */
 };
 
-/* Starts n worker threads. 0, or a negative libuv error. */
-int sw_workers_start(sw_workers *ws, int n);
+/* Starts n worker threads whose slices last slice_ns. 0, or a negative libuv error. */
+int sw_workers_start(sw_workers *ws, int n, uint64_t slice_ns);
 /* Stops and joins all workers; processes still queued are not run. */
 void sw_workers_stop(sw_workers *ws);
 
