@@ -43,6 +43,10 @@ describe("time", function()
     }, "\n") .. "\n", run("ticker").stdout)
   end)
 
+  it("time.sleep inside a user coroutine passes through to the scheduler", function()
+    assert.are.equal("first\ttrue\nsecond\tdone\n", run("sleep_in_coroutine").stdout)
+  end)
+
   it("1,000 tasks sleep at once and wake in order of their durations", function()
     local r = run("many_sleepers", 1000)
     assert.are.equal("woke\t1000\tin order\ttrue\tconcurrently\ttrue\ttrue\n", r.stdout)

@@ -273,6 +273,60 @@ function cases.many_tasks(...)
   print("released", falses)
 end
 
+-- Blocking calls inside user coroutines pass through to the scheduler: the coroutine's
+-- resumer never sees the host's yields.
+function cases.in_coroutines()
+  local ch = channel.new()
+  coroutine.spawn(function()
+    for i = 1, 3 do ch:send(i) end
+  end)
+  local co = coroutine.create(function(a)
+    local got = {}
+    for _ = 1, 3 do got[#got + 1] = ch:receive() end
+    local b = coroutine.yield(a + #got)
+    return table.concat(got, " "), b
+  end)
+  print("resume", coroutine.resume(co, 10))
+  print("resume", coroutine.resume(co, "b"))
+  print("status", coroutine.status(co))
+  local gen = coroutine.wrap(function()
+    for i = 1, 2 do
+      local r = channel.select { time.after("1ms"):case_receive() }
+      coroutine.yield(i, type(r.value))
+    end
+  end)
+  print("wrap", gen())
+  print("wrap", gen())
+end
+
+-- Where a block cannot yield (inside a C call), it raises instead of hanging.
+function cases.block_in_c_call()
+  local ch = channel.new(1)
+  local ok, err = pcall(table.sort, { 2, 1 }, function(a, b) ch:receive() return a < b end)
+  print("sort", ok, err)
+  ok, err = pcall(string.gsub, "a", "a", function() return (ch:receive()) end)
+  print("gsub", ok, err)
+  -- the channel still works afterwards
+  ch:send("fine")
+  print("after", ch:receive())
+end
+
+-- An error in a spawned task fails the whole process with that error.
+function cases.task_error()
+  coroutine.spawn(function()
+    time.sleep("5ms")
+    error("task failed")
+  end)
+  channel.new():receive() -- blocks forever
+end
+
+-- When main returns, blocked tasks are dropped and the process ends.
+function cases.main_returns()
+  for _ = 1, 10 do coroutine.spawn(function() channel.new():receive() end) end
+  time.sleep(0)
+  return 3
+end
+
 return function(name, ...)
   local f = cases[name]
   if not f then error("no case " .. tostring(name)) end

@@ -1,7 +1,8 @@
--- waves(WAVES, PER, WARMUP): WARMUP waves first (the allocator and tables grow to their working
--- size), then prints "baseline" and holds still for HOLD so the spec can sample the host, then
--- WAVES waves, then prints "done" and blocks until killed. A wave spawns PER monitored
--- processes that block on their inbox, terminates them all and waits for every EXIT event.
+-- waves(WAVES, PER, WARMUP, HOLD, AT_END): WARMUP waves first (the allocator and tables grow
+-- to their working size), then prints "baseline" and holds still for HOLD so the spec can
+-- sample the host, then WAVES waves, then prints "done" and blocks until killed (AT_END
+-- "exit": returns 0 instead). A wave spawns PER monitored processes that block on their
+-- inbox, terminates them all and waits for every EXIT event.
 local function wave(per, events)
   local pids, alive = {}, {}
   for i = 1, per do
@@ -27,7 +28,7 @@ local function wave(per, events)
   return killed
 end
 
-return function(waves, per, warmup, hold)
+return function(waves, per, warmup, hold, at_end)
   waves, per, warmup = tonumber(waves) or 100, tonumber(per) or 1000, tonumber(warmup) or 3
   local events = process.events()
   for _ = 1, warmup do wave(per, events) end
@@ -37,5 +38,6 @@ return function(waves, per, warmup, hold)
   local t0, killed = time.now(), 0
   for _ = 1, waves do killed = killed + wave(per, events) end
   print(string.format("done %d killed %d in %.1f s", waves * per, killed, time.now() - t0))
+  if at_end == "exit" then return 0 end
   process.inbox():receive() -- hold until the spec has read /proc and kills the host
 end

@@ -129,6 +129,19 @@ function cases.ends_with_timers()
   time.after("10s")
 end
 
+-- time.sleep inside a user coroutine blocks the task, not the coroutine's resumer logic.
+function cases.sleep_in_coroutine()
+  local co = coroutine.wrap(function(d)
+    local t0 = time.now()
+    time.sleep(d)
+    coroutine.yield(time.now() - t0 >= 0.015)
+    time.sleep(d)
+    return "done"
+  end)
+  print("first", co("15ms"))
+  print("second", co())
+end
+
 return function(name, ...)
   local f = cases[name]
   if not f then error("no case " .. tostring(name)) end
