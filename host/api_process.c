@@ -287,49 +287,18 @@ static bool is_exit_from(lua_State *L, int idx, const char *from)
     return is;
 }
 
-/* Takes the EXIT events from `from` out of our events channel, keeping every other value in
- * order: unmonitor promises that no EXIT arrives after it, even one the slice's deliveries
- * already put in the channel. The channel is emptied with a select that has a default (never
- * blocks) and refilled with sw_chan_offer; a channel with buffered values has no waiting
- * receiver, so the refill goes back into its buffer in the same order. (A channel the process
- * closed itself cannot be refilled: what it still buffered is dropped.) */
+/* unmonitor promises that no EXIT arrives after it, even one this slice's deliveries already
+ * put in the events channel: such events are taken out, the rest keep their order. */
+static bool not_exit_from(lua_State *L, int idx, void *from) { return !is_exit_from(L, idx, from); }
+
 static void purge_exit_events(lua_State *L, sw_proc *p, uint64_t from_id)
 {
     if (p->events_ref == LUA_NOREF) return;
     char from[32];
     sw_pid_format(from_id, from, sizeof from);
-    int top = lua_gettop(L);
-    sw_proc_push_events(p, L);               /* top+1: the channel */
-    sw_open_channel(L);                      /* top+2: a channel module table */
-    lua_getfield(L, top + 2, "select");      /* top+3 */
-    lua_createtable(L, 1, 1);                /* top+4: {ch:case_receive(), default = true} */
-    lua_getfield(L, top + 1, "case_receive");
-    lua_pushvalue(L, top + 1);
-    lua_call(L, 1, 1);
-    lua_rawseti(L, top + 4, 1);
-    lua_pushboolean(L, 1);
-    lua_setfield(L, top + 4, "default");
-    lua_newtable(L);                         /* top+5: the values kept */
-    int kept = 0;
-    for (;;) {
-        lua_pushvalue(L, top + 3);
-        lua_pushvalue(L, top + 4);
-        lua_call(L, 1, 1);
-        lua_getfield(L, -1, "default");
-        lua_getfield(L, -2, "ok");
-        bool got = !lua_toboolean(L, -2) && lua_toboolean(L, -1);
-        lua_pop(L, 2);
-        if (!got) break;
-        lua_getfield(L, -1, "value");
-        if (is_exit_from(L, -1, from)) lua_pop(L, 1);
-        else lua_rawseti(L, top + 5, ++kept);
-        lua_pop(L, 1);
-    }
-    for (int i = 1; i <= kept; i++) {
-        lua_rawgeti(L, top + 5, i);
-        sw_chan_offer(L, top + 1);
-    }
-    lua_settop(L, top);
+    sw_proc_push_events(p, L);
+    sw_chan_filter(L, -1, not_exit_from, from);
+    lua_pop(L, 1);
 }
 
 static int p_unmonitor(lua_State *L)

@@ -246,6 +246,19 @@ bool sw_chan_offer(lua_State *L, int idx)
     return ok;
 }
 
+void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud)
+{
+    idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+    sw_chan *c = check_chan(L, idx);
+    double write = c->head;
+    for (double k = c->head + 1; k <= c->tail; k++) {
+        env_takei(L, idx, k);
+        if (keep(L, lua_gettop(L), ud)) env_seti(L, idx, ++write);
+        else lua_pop(L, 1);
+    }
+    c->tail = write;
+}
+
 void sw_chan_close_at(lua_State *L, int idx)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;

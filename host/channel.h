@@ -17,6 +17,10 @@ void sw_chan_push_new(lua_State *L, long capacity);
  * to a waiting receiver or buffers it. Returns false (value dropped) when the buffer is full or
  * the channel closed. */
 bool sw_chan_offer(lua_State *L, int idx);
+/* Drops from the buffer of the channel at idx every value for which keep(L, value_idx, ud)
+ * is false; the others keep their order. keep must not change the stack below value_idx. */
+void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud);
+
 /* Closes the channel at idx: waiting receivers get nil, false; waiting senders false. */
 void sw_chan_close_at(lua_State *L, int idx);
 
