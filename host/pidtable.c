@@ -47,7 +47,11 @@ static void rehash(sw_pidtable *t, size_t cap)
 uint64_t sw_pidtable_add(sw_pidtable *t, sw_proc *p)
 {
     pthread_mutex_lock(&t->lock);
-    if ((t->used + 1) * 2 > t->cap) rehash(t, t->live * 4 > 64 ? t->live * 4 : 64);
+    if ((t->used + 1) * 2 > t->cap) {
+        size_t cap = 64; /* probing masks with cap - 1: it must be a power of two */
+        while (cap < t->live * 4) cap <<= 1;
+        rehash(t, cap);
+    }
     uint64_t id = t->next_id++;
     size_t j = hash_id(id) & (t->cap - 1);
     while (t->slots[j].id) j = (j + 1) & (t->cap - 1);

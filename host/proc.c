@@ -483,7 +483,7 @@ static bool run_tasks(sw_proc *p)
         p->current = NULL;
         if (st != SW_VM_BLOCKED && t->blocked) sw_task_cancel_wait(t); /* a block that failed to yield */
         if (st == SW_VM_PREEMPTED) {
-            sw_task_make_ready(t, 0);
+            sw_task_requeue_first(t);
             break; /* the slice is used up: others on this worker go next */
         }
         if (st == SW_VM_BLOCKED) continue;

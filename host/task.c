@@ -45,6 +45,17 @@ void sw_task_make_ready(sw_task *t, int nresume)
     p->ready_tail = t;
 }
 
+void sw_task_requeue_first(sw_task *t)
+{
+    sw_proc *p = t->proc;
+    t->nresume = 0;
+    if (t->ready) return;
+    t->ready = true;
+    t->next_ready = p->ready_head;
+    p->ready_head = t;
+    if (!p->ready_tail) p->ready_tail = t;
+}
+
 sw_task *sw_task_pop_ready(sw_proc *p)
 {
     sw_task *t = p->ready_head;

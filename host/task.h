@@ -54,6 +54,9 @@ sw_task *sw_task_new(sw_proc *p, lua_State *co, int ref);
 /* Queues t to run with nresume values on its stack. */
 void sw_task_make_ready(sw_task *t, int nresume);
 sw_task *sw_task_pop_ready(sw_proc *p);
+/* Puts a preempted task back at the head: it resumes before the process's other tasks, so a
+ * preemption never interleaves them in the middle of its work (Lua code has no locks). */
+void sw_task_requeue_first(sw_task *t);
 /* Cancels t's wait, if any, and marks it not blocked. */
 void sw_task_cancel_wait(sw_task *t);
 /* Unlinks and frees t, releasing its coroutine (L: the vm's main state, or NULL when the

@@ -8,7 +8,7 @@
 #include "proc.h"
 #include "vm.h"
 
-#define POLL_EVERY 32 /* slices between two looks at the loop's timers while busy */
+#define POLL_NS (1000 * 1000) /* a busy worker looks at its loop's timers at least this often */
 
 static _Thread_local sw_worker *current;
 
@@ -105,14 +105,18 @@ static void worker_main(void *arg)
 {
     sw_worker *w = arg;
     current = w;
-    unsigned slices = 0;
+    uint64_t last_poll = uv_hrtime();
     while (!atomic_load(&w->all->stopping)) {
         sw_proc *p = pop(w, false);
         if (!p && w->all->n > 1) p = steal(w);
         if (p) {
             sw_proc_run(p);
             sw_proc_release(p);
-            if (++slices % POLL_EVERY == 0) uv_run(&w->loop, UV_RUN_NOWAIT);
+            uint64_t now = uv_hrtime();
+            if (now - last_poll >= POLL_NS) {
+                uv_run(&w->loop, UV_RUN_NOWAIT);
+                last_poll = now;
+            }
             continue;
         }
         atomic_store(&w->sleeping, true);
