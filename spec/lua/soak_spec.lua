@@ -10,7 +10,10 @@
 local h = require("spec.lua.steward_helper")
 local rt = require("spec.lua.runtime_helper")
 
-local WAVES, PER, WARMUP, HOLD = 400, 250, 20, "1s"
+-- Under sanitizers (STEWARD_SLOW > 1) everything is several times slower and ASan's quarantine
+-- keeps freed memory resident: fewer waves, wider deadlines, and RSS is not judged there.
+local SLOW = tonumber(os.getenv("STEWARD_SLOW")) or 1
+local WAVES, PER, WARMUP, HOLD = SLOW > 1 and 40 or 400, 250, SLOW > 1 and 4 or 20, "1s"
 local RSS_SLACK_KB = 10 * 1024
 
 local function read(path)
@@ -76,7 +79,7 @@ describe("soak", function()
 
     -- the warm-up waves bring the allocator to its working size: their peak (1,000 live
     -- processes) is the reference, since freed memory need not go back to the system
-    local s, warm_peak = wait_for(out, "baseline\n", pid, 30)
+    local s, warm_peak = wait_for(out, "baseline\n", pid, 30 * SLOW)
     assert(s, warm_peak)
     local before = sample(pid)
     assert.is_nil((read(out) or ""):find("start", 1, true), "sampled the baseline too late")
@@ -84,7 +87,7 @@ describe("soak", function()
 
     local t0 = rt.now()
     local peak
-    s, peak = wait_for(out, "done", pid, 120)
+    s, peak = wait_for(out, "done", pid, 120 * SLOW)
     assert(s, tostring(peak) .. "\n" .. (read(err) or ""))
     local elapsed = rt.now() - t0
     local after = sample(pid)
@@ -93,16 +96,18 @@ describe("soak", function()
     assert.are.equal("", read(err))
     local figures = string.format("RSS: %d kB after the warm-up (its peak %d kB), peak %d kB during the waves, " ..
                                   "%d kB after them", before.rss, warm_peak, peak, after.rss)
-    assert.is_true(after.rss - reference < RSS_SLACK_KB, figures)
-    assert.is_true(peak - reference < RSS_SLACK_KB, figures)
+    if SLOW == 1 then
+      assert.is_true(after.rss - reference < RSS_SLACK_KB, figures)
+      assert.is_true(peak - reference < RSS_SLACK_KB, figures)
+    end
     assert.is_true(after.fds <= before.fds, string.format("fds: %d before, %d after", before.fds, after.fds))
     assert.are.equal(before.threads, after.threads)
-    assert.is_true(elapsed < 60, string.format("the waves took %.1f s", elapsed))
+    assert.is_true(elapsed < 60 * SLOW, string.format("the waves took %.1f s", elapsed))
     print("# " .. figures .. string.format("; %d processes in %.1f s", WAVES * PER, elapsed))
   end)
 
   it("waves of 1,000 live processes (the pid table grows over dead pids) run to the end", function()
-    local r = rt.ok(rt.run("soak", "soak:waves", { 10, 1000, 0, 0, "exit" }, { limit = 30 }))
+    local r = rt.ok(rt.run("soak", "soak:waves", { 10, 1000, 0, 0, "exit" }, { limit = 30 * SLOW }))
     assert.matches("\ndone 10000 killed 10000 in [%d.]+ s\n$", r.stdout)
   end)
 end)
