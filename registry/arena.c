@@ -65,6 +65,22 @@ void *sw_arena_alloc(sw_arena *a, size_t size)
     return p;
 }
 
+void sw_arena_adopt(sw_arena *dst, sw_arena *src)
+{
+    if (!src->head) return;
+    sw_arena_chunk *tail = src->head;
+    while (tail->next) tail = tail->next;
+    if (dst->head) { /* behind dst's current chunk, which keeps taking new allocations */
+        tail->next = dst->head->next;
+        dst->head->next = src->head;
+    } else {
+        dst->head = src->head;
+    }
+    dst->used_bytes += src->used_bytes;
+    src->head = NULL;
+    src->used_bytes = 0;
+}
+
 char *sw_arena_strndup(sw_arena *a, const char *s, size_t len)
 {
     char *p = sw_arena_alloc(a, len + 1);

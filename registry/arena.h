@@ -19,6 +19,8 @@ void sw_arena_free(sw_arena *a);
  * are small and bounded by input size, and a half-built snapshot has no useful recovery). */
 void *sw_arena_alloc(sw_arena *a, size_t size);
 char *sw_arena_strndup(sw_arena *a, const char *s, size_t len);
+/* Moves every allocation of src into dst (freed with dst); src is left empty. */
+void sw_arena_adopt(sw_arena *dst, sw_arena *src);
 char *sw_arena_strdup(sw_arena *a, const char *s);
 /* printf into arena memory. */
 char *sw_arena_printf(sw_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,6 +2,9 @@
  * that need every entry (references, groups, the dependency graph). Every error is collected;
  * a snapshot with any error is freed and NULL returned. */
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -262,15 +265,14 @@ static const char *file_header(loader *L, const sw_node *root)
     return ns->str;
 }
 
-static void load_file(loader *L, const char *path, const char *text, size_t len)
+/* Header and entries of one parsed file (file: arena-owned; root NULL if it did not parse). */
+static void load_root(loader *L, const char *file, const sw_node *root)
 {
     sw_arena *a = &L->r->arena;
-    const char *file = sw_arena_strdup(a, path);
     const char *slash = strrchr(file, '/');
     L->parse.file = file;
     L->parse.dir = slash ? sw_arena_strndup(a, file, (size_t)(slash - file)) : ".";
     L->r->n_files++;
-    const sw_node *root = sw_yaml_parse(a, file, text, len, L->diags);
     if (!root) { L->failed = true; return; }
     if (root->type != SW_NODE_MAP) {
         error_at(L, file, root, NULL, NULL, "expected a mapping with namespace and entries at the top of the file");
@@ -288,6 +290,72 @@ static void load_file(loader *L, const char *path, const char *text, size_t len)
     const sw_node *meta = sw_node_get(root, "meta");
     if (meta && meta->type != SW_NODE_MAP) meta = NULL;
     for (size_t i = 0; i < entries->n; i++) load_entry(L, entries->kids[i], ns, meta, i);
+}
+
+/* ---- parsing files in parallel ----
+ * Reading and YAML-parsing files is most of a load and each file stands alone, so a few
+ * threads parse them, each file into its own arena and diagnostics; the entries are then
+ * taken in sorted path order on the calling thread, so results never depend on timing. */
+
+typedef struct parsed_file {
+    const char *path;              /* in the snapshot's arena */
+    const char *text;              /* given in memory, or NULL: read from path */
+    size_t len;
+    sw_arena arena;
+    sw_diags diags;
+    const sw_node *root;
+} parsed_file;
+
+typedef struct parse_pool {
+    parsed_file *files;
+    size_t n;
+    atomic_size_t next;
+} parse_pool;
+
+static void parse_one(parsed_file *f)
+{
+    sw_arena_init(&f->arena);
+    sw_diags_init(&f->diags);
+    size_t len = f->len;
+    char *owned = f->text ? NULL : read_whole(f->path, &len, &f->diags);
+    const char *text = f->text ? f->text : owned;
+    if (text) f->root = sw_yaml_parse(&f->arena, f->path, text, len, &f->diags);
+    free(owned);
+}
+
+static void *parse_worker(void *arg)
+{
+    parse_pool *pool = arg;
+    for (size_t i; (i = atomic_fetch_add(&pool->next, 1)) < pool->n;) parse_one(&pool->files[i]);
+    return NULL;
+}
+
+static void parse_all(parsed_file *files, size_t n)
+{
+    parse_pool pool = {files, n, 0};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = n < 8 ? 0 : (size_t)(cores > 4 ? 4 : cores > 1 ? cores - 1 : 0);
+    pthread_t tid[4];
+    size_t started = 0;
+    for (; started < threads; started++)
+        if (pthread_create(&tid[started], NULL, parse_worker, &pool) != 0) break;
+    parse_worker(&pool); /* the calling thread parses too */
+    for (size_t i = 0; i < started; i++) pthread_join(tid[i], NULL);
+}
+
+static void load_parsed(loader *L, parsed_file *files, size_t n)
+{
+    parse_all(files, n);
+    for (size_t i = 0; i < n; i++) {
+        parsed_file *f = &files[i];
+        for (size_t k = 0; k < f->diags.n; k++) {
+            const sw_diag *d = &f->diags.v[k];
+            sw_diags_add(L->diags, d->file, d->line, d->col, d->entry, d->field, "%s", d->msg);
+        }
+        sw_diags_free(&f->diags);
+        sw_arena_adopt(&L->r->arena, &f->arena);
+        load_root(L, f->path, f->root);
+    }
 }
 
 /* ---- checks across entries ---- */
@@ -465,7 +533,12 @@ sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *fi
 {
     loader L;
     loader_init(&L, registry_new(root), diags, root);
-    for (size_t i = 0; i < n; i++) load_file(&L, files[i].path, files[i].text, files[i].len);
+    parsed_file *parsed = calloc(n ? n : 1, sizeof *parsed);
+    if (!parsed) abort();
+    for (size_t i = 0; i < n; i++)
+        parsed[i] = (parsed_file){.path = sw_arena_strdup(&L.r->arena, files[i].path), .text = files[i].text, .len = files[i].len};
+    load_parsed(&L, parsed, n);
+    free(parsed);
     return loader_done(&L);
 }
 
@@ -488,14 +561,14 @@ sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
     loader_init(&L, registry_new(dir), diags, dir);
     L.failed = diags->n > before;
     if (files.n == 0) sw_diags_add(diags, dir, 0, 0, NULL, NULL, "no *.yaml or *.yml files found"), L.failed = true;
+    parsed_file *parsed = calloc(files.n ? files.n : 1, sizeof *parsed);
+    if (!parsed) abort();
     for (size_t i = 0; i < files.n; i++) {
-        size_t len = 0;
-        char *text = read_whole(files.v[i], &len, diags);
-        if (text) load_file(&L, files.v[i], text, len);
-        else L.failed = true;
-        free(text);
+        parsed[i].path = sw_arena_strdup(&L.r->arena, files.v[i]);
         free(files.v[i]);
     }
+    load_parsed(&L, parsed, files.n);
+    free(parsed);
     free(files.v);
     return loader_done(&L);
 }
