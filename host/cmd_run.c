@@ -129,7 +129,13 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
         return 1;
     }
     uv_loop_init(&a.loop);
-    sw_supervisor_init(&a.sup, &a.loop, rt, reg, log);
+    if (sw_supervisor_init(&a.sup, &a.loop, rt, reg, log) != 0) {
+        fprintf(stderr, "steward: out of memory\n");
+        sw_runtime_free(rt);
+        uv_loop_close(&a.loop);
+        sw_log_free(log);
+        return 1;
+    }
     a.sup.shutdown_timeout_ns = cfg->shutdown_timeout_ns;
     uv_signal_init(&a.loop, &a.sigint);
     uv_signal_init(&a.loop, &a.sigterm);
