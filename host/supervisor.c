@@ -29,6 +29,14 @@ const char *sw_svc_state_name(sw_svc_state st) { return state_names[st]; }
 
 static void reconcile(sw_supervisor *s);
 
+/* libuv times a timer from the loop's cached clock, which lags after a busy stretch: refresh
+ * it so a timeout never fires early. */
+static void arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns)
+{
+    uv_update_time(t->loop);
+    uv_timer_start(t, cb, (uint64_t)((ns + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
+}
+
 /* ---- events ---- */
 
 static void transition(sw_svc *v, sw_svc_state st, const char *reason, int64_t next_ns)
@@ -142,7 +150,7 @@ static void start(sw_svc *v)
         transition(v, SW_SVC_RUNNING, NULL, -1);
         return;
     }
-    uv_timer_start(&v->timer, start_timeout_fired, (uint64_t)(svc->lifecycle.start_timeout_ns / SW_NS_PER_MS), 0);
+    arm(&v->timer, start_timeout_fired, svc->lifecycle.start_timeout_ns);
 }
 
 /* A dependency that will not run by itself: failed for good or stopped by hand, or itself
@@ -223,7 +231,7 @@ static void schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
     v->waiting = true;
     transition(v, st, reason, delay); /* logged with the attempt that just ended */
     v->attempt++;
-    uv_timer_start(&v->timer, backoff_fired, (uint64_t)((delay + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
+    arm(&v->timer, backoff_fired, delay);
 }
 
 static void continue_stops(sw_supervisor *s);
@@ -327,7 +335,7 @@ static void begin_stop(sw_svc *v)
     transition(v, SW_SVC_STOPPING, s->shutting_down ? "shutdown" : "stop requested", -1);
     sw_delivery *d = sw_delivery_new(SW_DLV_CANCEL, 0, 0, NULL, NULL, 0);
     if (d) sw_runtime_deliver(s->rt, v->pid, d);
-    uv_timer_start(&v->timer, stop_timeout_fired, (uint64_t)(v->entry->as.service.lifecycle.stop_timeout_ns / SW_NS_PER_MS), 0);
+    arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
 }
 
 static bool active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING; }
@@ -403,7 +411,7 @@ void sw_supervisor_shutdown(sw_supervisor *s)
     if (s->shutting_down) return;
     s->shutting_down = true;
     sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
-    uv_timer_start(&s->shutdown_timer, shutdown_timed_out, (uint64_t)(s->shutdown_timeout_ns / SW_NS_PER_MS), 0);
+    arm(&s->shutdown_timer, shutdown_timed_out, s->shutdown_timeout_ns);
     check_shutdown(s);
 }
 

@@ -82,13 +82,15 @@ function cases.ticker()
   fast:stop()
 end
 
-function cases.many_sleepers(n)
+function cases.many_sleepers(n, step_ms, slow)
   n = tonumber(n) or 1000
+  step_ms = tonumber(step_ms) or 5 -- wider under sanitizers: creating the tasks takes longer
+  slow = tonumber(slow) or 1
   local done = channel.new(n)
   local t0 = time.now()
   for i = 1, n do
     coroutine.spawn(function()
-      local d = (i % 10) * 5 -- 0..45 ms
+      local d = (i % 10) * step_ms -- 0..45 ms by default
       time.sleep(d / 1000)
       done:send(d)
     end)
@@ -100,7 +102,7 @@ function cases.many_sleepers(n)
     prev = d
   end
   local dt = time.now() - t0
-  print("woke", n, "in order", ordered, "concurrently", dt >= 0.045, dt < 2)
+  print("woke", n, "in order", ordered, "concurrently", dt >= 9 * step_ms / 1000, dt < 2 * slow)
 end
 
 -- Processes that end with timers pending: by returning, by failing, by being killed; on a
