@@ -16,27 +16,9 @@ local SLOW = tonumber(os.getenv("STEWARD_SLOW")) or 1
 local WAVES, PER, WARMUP, HOLD = SLOW > 1 and 40 or 400, 250, SLOW > 1 and 4 or 20, "1s"
 local RSS_SLACK_KB = 10 * 1024
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = h.read_if
 
-local function sample(pid)
-  local status = read("/proc/" .. pid .. "/status")
-  assert(status, "steward (pid " .. pid .. ") is gone")
-  local fds = 0
-  local p = io.popen("ls -1 /proc/" .. pid .. "/fd 2>/dev/null")
-  for _ in p:lines() do fds = fds + 1 end
-  p:close()
-  return {
-    rss = tonumber(status:match("VmRSS:%s*(%d+) kB")),
-    threads = tonumber(status:match("Threads:%s*(%d+)")),
-    fds = fds,
-  }
-end
+local sample = h.proc_sample
 
 local function alive(pid) return read("/proc/" .. pid .. "/status") ~= nil end
 

@@ -12,6 +12,28 @@ local function slurp(path)
 end
 M.read = slurp
 
+-- The file's contents, or nil if it cannot be opened (a pid file not yet written, /proc of a
+-- process that is gone).
+function M.read_if(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- RSS (kB), open fds and threads of a live process, from /proc.
+function M.proc_sample(pid)
+  local status = M.read_if("/proc/" .. pid .. "/status")
+  assert(status, "steward (pid " .. pid .. ") is gone")
+  local fds = 0
+  local p = io.popen("ls -1 /proc/" .. pid .. "/fd 2>/dev/null")
+  for _ in p:lines() do fds = fds + 1 end
+  p:close()
+  return { rss = tonumber(status:match("VmRSS:%s*(%d+) kB")), fds = fds,
+           threads = tonumber(status:match("Threads:%s*(%d+)")) }
+end
+
 function M.exists(path)
   local f = io.open(path, "rb")
   if f then f:close() end

@@ -16,13 +16,7 @@ local APPS = (os.getenv("SPEC_DIR") or "spec") .. "/apps/supervisor"
 local SLOW = tonumber(os.getenv("STEWARD_SLOW") or "") or 1
 local DEADLINE = 15 * SLOW -- seconds for any one wait; the machine may be loaded
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = h.read_if
 
 -- "2026-01-02T03:04:05.678Z" -> seconds since midnight (ms resolution).
 local function ts_seconds(ts)
@@ -249,17 +243,7 @@ local function near(expected, actual, lo, hi, what)
     ("%s: %.3f s, expected %.3f s (-%.3f/+%.3f)"):format(what, actual, expected, lo, hi))
 end
 
--- Process stats from /proc.
-local function sample(pid)
-  local status = read("/proc/" .. pid .. "/status")
-  assert(status, "steward (pid " .. pid .. ") is gone")
-  local fds = 0
-  local p = io.popen("ls -1 /proc/" .. pid .. "/fd 2>/dev/null")
-  for _ in p:lines() do fds = fds + 1 end
-  p:close()
-  return { rss = tonumber(status:match("VmRSS:%s*(%d+) kB")), fds = fds,
-           threads = tonumber(status:match("Threads:%s*(%d+)")) }
-end
+local sample = h.proc_sample
 
 ---------------------------------------------------------------------------------------------
 
