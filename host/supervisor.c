@@ -120,9 +120,25 @@ static void start_timeout_fired(uv_timer_t *t)
     sw_runtime_kill(v->sup->rt, v->pid);
 }
 
+static void record_error(sw_svc *v, const char *reason)
+{
+    char **slot = &v->last_errors[v->n_errors++ % SW_SVC_ERRORS];
+    free(*slot);
+    *slot = strdup(reason);
+}
+
+static int64_t wall_ns(void)
+{
+    uv_timeval64_t tv;
+    uv_gettimeofday(&tv);
+    return tv.tv_sec * SW_NS_PER_S + (int64_t)tv.tv_usec * 1000;
+}
+
 static void start(sw_svc *v)
 {
     sw_supervisor *s = v->sup;
+    if (v->run_start) v->restarts++;
+    v->next_attempt_at = 0;
     const sw_service *svc = &v->entry->as.service;
     sw_msgbuf args;
     char err[512];
@@ -184,8 +200,26 @@ static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *for_go
 
 static bool startable(const sw_svc *v)
 {
-    return v->wanted && !v->final && !v->waiting && !v->pid &&
+    return v->wanted && !v->final && !v->waiting && !v->pid && !v->held &&
            (v->state == SW_SVC_INACTIVE || v->state == SW_SVC_STOPPED || v->state == SW_SVC_FAILED);
+}
+
+static void tell(sw_supervisor *s, const char *state)
+{
+    if (s->notify) s->notify(s->notify_arg, state);
+}
+
+/* READY=1 once every wanted service runs or has ended for good (a service in backoff is not
+ * ready: a crash loop at start keeps `systemctl start` waiting, as it should). */
+static void maybe_ready(sw_supervisor *s)
+{
+    if (s->ready_sent || s->shutting_down) return;
+    for (size_t i = 0; i < s->n; i++) {
+        const sw_svc *v = &s->svcs[i];
+        if (v->wanted && v->state != SW_SVC_RUNNING && !v->final && !(v->state == SW_SVC_INACTIVE && v->reason)) return;
+    }
+    s->ready_sent = true;
+    tell(s, "READY=1");
 }
 
 /* Starts whatever can start; marks services whose dependency failed for good. */
@@ -213,6 +247,7 @@ static void reconcile(sw_supervisor *s)
             }
         }
     }
+    maybe_ready(s);
 }
 
 /* ---- ends and restarts ---- */
@@ -229,6 +264,7 @@ static void schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
     const sw_restart *r = &v->entry->as.service.lifecycle.restart;
     int64_t delay = sw_backoff_delay(r, v->attempt + 1, rand() / ((double)RAND_MAX + 1));
     v->waiting = true;
+    v->next_attempt_at = wall_ns() + delay;
     transition(v, st, reason, delay); /* logged with the attempt that just ended */
     v->attempt++;
     arm(&v->timer, backoff_fired, delay);
@@ -244,7 +280,7 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
     bool ok = m->kind == SW_EXIT_OK;
     if (v->stop_requested) {
         /* an explicit stop or shutdown: terminal, whatever the end looked like */
-        transition(v, SW_SVC_STOPPED, v->killed_on_timeout ? "killed after stop_timeout" : "stopped", -1);
+        transition(v, SW_SVC_STOPPED, v->killed_on_timeout ? "killed after stop_timeout" : v->held ? "restarting" : "stopped", -1);
         continue_stops(v->sup);
         return;
     }
@@ -259,6 +295,7 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
                              {.key = "traceback", .type = SW_LF_STR, .s = strstr(m->error, "stack traceback:")}};
         sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, 2);
     }
+    if (!ok) record_error(v, reason);
     bool restart = lc->restart.policy == SW_RESTART_ALWAYS || (lc->restart.policy == SW_RESTART_ON_FAILURE && !ok);
     if (!ok && !m->retryable) restart = false;
     /* ended by itself during shutdown or a stop by hand (before its CANCEL came): it keeps
@@ -370,13 +407,20 @@ static void continue_stops(sw_supervisor *s)
     }
     bool *set = calloc(s->n ? s->n : 1, 1);
     if (!set) return;
-    bool any = false;
+    bool any = false, held_active = false, held = false;
     for (size_t i = 0; i < s->n; i++) {
-        set[i] = !s->svcs[i].wanted && s->svcs[i].final;
+        sw_svc *v = &s->svcs[i];
+        set[i] = (!v->wanted && v->final) || v->held;
         any = any || set[i];
+        held = held || v->held;
+        held_active = held_active || (v->held && active(v));
     }
     if (any) stop_wave(s, set);
     free(set);
+    if (held && !held_active) { /* a restart by hand: the whole set is down, start it again */
+        for (size_t i = 0; i < s->n; i++) s->svcs[i].held = false;
+        reconcile(s);
+    }
 }
 
 static void check_shutdown(sw_supervisor *s)
@@ -411,6 +455,7 @@ void sw_supervisor_shutdown(sw_supervisor *s)
     if (s->shutting_down) return;
     s->shutting_down = true;
     sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
+    tell(s, "STOPPING=1");
     arm(&s->shutdown_timer, shutdown_timed_out, s->shutdown_timeout_ns);
     check_shutdown(s);
 }
@@ -477,6 +522,44 @@ int sw_supervisor_stop_one(sw_supervisor *s, const char *id)
     return 0;
 }
 
+/* A restart by hand: the service and its dependents stop (dependents first) and are held
+ * until all of them are down; then they start again in dependency order. */
+int sw_supervisor_restart_one(sw_supervisor *s, const char *id)
+{
+    sw_svc *v = find(s, id);
+    if (!v) return -1;
+    if (s->shutting_down) return 0;
+    bool *set = calloc(s->n ? s->n : 1, 1);
+    if (!set) return -1;
+    mark_dependents(s, v->index, set);
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *d = &s->svcs[i];
+        if (!set[i] || !(d == v || d->wanted)) continue;
+        d->held = true;
+        if (!d->pid && !d->waiting) {
+            d->final = false;
+            d->attempt = 0;
+        }
+    }
+    free(set);
+    bool *seen = calloc(s->n ? s->n : 1, 1);
+    if (!seen) return -1;
+    want_by_hand(s, v->index, seen);
+    free(seen);
+    continue_stops(s);
+    return 0;
+}
+
+sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id) { return find(s, id); }
+
+int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
+{
+    (void)restart_all;
+    if (errors) *errors = strdup("reload is not implemented yet");
+    sw_log_write(s->log, SW_LOG_ERROR, NULL, "reload is not implemented yet", NULL, 0);
+    return -1;
+}
+
 /* ---- set-up ---- */
 
 static void build_dependents(sw_supervisor *s)
@@ -538,6 +621,7 @@ void sw_supervisor_close(sw_supervisor *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->svcs[i].reason);
         free(s->svcs[i].dependents);
+        for (int k = 0; k < SW_SVC_ERRORS; k++) free(s->svcs[i].last_errors[k]);
     }
     free(s->svcs);
     pthread_mutex_destroy(&s->lock);

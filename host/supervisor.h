@@ -20,6 +20,8 @@ typedef enum {
 
 typedef struct sw_supervisor sw_supervisor;
 
+#define SW_SVC_ERRORS 5
+
 typedef struct sw_svc {
     const sw_entry *entry;
     sw_supervisor *sup;
@@ -33,7 +35,13 @@ typedef struct sw_svc {
     bool waiting;                /* a restart is scheduled (timer armed) */
     bool stop_requested;         /* CANCEL sent: its end is a stop, not a failure */
     bool killed_on_timeout;
+    bool held;                   /* stopping for a restart by hand: not started until its set is down */
     char *reason;
+    /* what `steward status` shows; the loop's thread only */
+    uint64_t restarts;           /* runs started after the first */
+    int64_t next_attempt_at;     /* wall clock (ns since the epoch) of the scheduled restart, or 0 */
+    char *last_errors[SW_SVC_ERRORS]; /* the newest failure reasons, a ring; NULL-padded */
+    unsigned n_errors;           /* failures recorded so far (ring position = n_errors % SW_SVC_ERRORS) */
     uv_timer_t timer;            /* backoff, start timeout or stop timeout */
     size_t *dependents, n_dependents;
 } sw_svc;
@@ -53,6 +61,12 @@ struct sw_supervisor {
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
+    bool ready_sent;             /* READY=1 told since the start or the last reload */
+    /* Lifecycle news for the outside (sd_notify): "READY=1" once every auto-start service
+     * runs, "STOPPING=1" when shutdown begins, "RELOADING=1" then "READY=1" around a reload.
+     * Optional; called on the loop's thread. */
+    void (*notify)(void *arg, const char *state);
+    void *notify_arg;
 };
 
 /* Prepares the services of reg (no process runs yet). 0 or -1. Thread: the loop's. */
@@ -67,6 +81,13 @@ void sw_supervisor_shutdown(sw_supervisor *s);
  * if id names no service. */
 int sw_supervisor_start_one(sw_supervisor *s, const char *id);
 int sw_supervisor_stop_one(sw_supervisor *s, const char *id);
+int sw_supervisor_restart_one(sw_supervisor *s, const char *id);
+/* Reload (SIGHUP; SIGUSR2 with restart_all): loads the app directory again; on any error logs
+ * every one and changes nothing (returns -1 and, if errors is not NULL, a malloc'd text of
+ * them); else applies the difference (DESIGN §4) and returns 0. */
+int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors);
+/* The service of an id, or NULL; for status queries (read its fields on the loop's thread). */
+sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);
 /* Closes the loop handles; call after the loop has stopped. */
 void sw_supervisor_close(sw_supervisor *s);
 

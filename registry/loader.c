@@ -505,6 +505,7 @@ static sw_registry *registry_new(const char *root)
     if (!r) abort();
     sw_arena_init(&r->arena);
     sw_strmap_init(&r->ids);
+    atomic_init(&r->refs, 1);
     r->root = sw_arena_strdup(&r->arena, root);
     return r;
 }
@@ -573,9 +574,16 @@ sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
     return loader_done(&L);
 }
 
-void sw_registry_free(sw_registry *r)
+const sw_registry *sw_registry_retain(const sw_registry *r)
 {
-    if (!r) return;
+    if (r) atomic_fetch_add_explicit(&((sw_registry *)r)->refs, 1, memory_order_relaxed);
+    return r;
+}
+
+void sw_registry_free(const sw_registry *cr)
+{
+    sw_registry *r = (sw_registry *)cr; /* const for readers; the last reference owns it */
+    if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1) return;
     sw_strmap_free(&r->ids);
     free(r->entries);
     sw_arena_free(&r->arena);

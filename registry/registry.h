@@ -4,6 +4,7 @@
 #ifndef STEWARD_REGISTRY_H
 #define STEWARD_REGISTRY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "arena.h"
@@ -21,6 +22,7 @@ typedef struct sw_registry {
     sw_strmap ids;              /* id -> sw_entry */
     sw_graph graph;
     size_t n_services;
+    atomic_uint refs;           /* 1 at load; see sw_registry_retain */
 } sw_registry;
 
 /* A file given in memory (tests, fuzzing). `path` is shown in errors; file:// sources resolve
@@ -37,7 +39,11 @@ typedef struct sw_registry_file {
 sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags);
 /* Same, from files in memory, which must already be in the intended order. */
 sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *files, size_t n, sw_diags *diags);
-void sw_registry_free(sw_registry *r);
+/* A snapshot is shared by reference: whoever keeps one past the loader's (the runtime, each
+ * process, a compiled policy set) retains it, and sw_registry_free drops one reference,
+ * freeing the snapshot with the last. Both are thread-safe; NULL is ignored. */
+const sw_registry *sw_registry_retain(const sw_registry *r);
+void sw_registry_free(const sw_registry *r);
 
 const sw_entry *sw_registry_get(const sw_registry *r, const char *id);
 
