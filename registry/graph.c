@@ -230,8 +230,9 @@ static bool explicit_path(const hop *q, size_t item, const dref *d)
 }
 
 /* Breadth-first from service i through data, code and group entries; every service met is a
- * dependency (the first path found is the one shown). */
-static void service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, size_t *seen_svc, edgelist *out)
+ * dependency (the first path found is the one shown). Returns the length of the search queue,
+ * whose items after the first are the non-service entries reached. */
+static size_t service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, size_t *seen_svc, edgelist *out)
 {
     const sw_entry *self = b->g->services[i];
     size_t head = 0, tail = 0;
@@ -257,6 +258,25 @@ static void service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, 
             }
         }
     }
+    return tail;
+}
+
+typedef struct reachlist {
+    const sw_entry **v;
+    size_t n, cap;
+} reachlist;
+
+/* Keeps the entries of one search (queue[1..tail), the service itself excluded). */
+static void keep_reach(reachlist *r, const hop *queue, size_t tail)
+{
+    for (size_t k = 1; k < tail; k++) {
+        if (r->n == r->cap) {
+            r->cap = r->cap ? r->cap * 2 : 64;
+            r->v = realloc(r->v, r->cap * sizeof *r->v);
+            if (!r->v) abort();
+        }
+        r->v[r->n++] = queue[k].entry;
+    }
 }
 
 static void build_edges(builder *b)
@@ -267,12 +287,20 @@ static void build_edges(builder *b)
     size_t *seen_entry = calloc(n, sizeof *seen_entry), *seen_svc = calloc(g->n ? g->n : 1, sizeof *seen_svc);
     if (!queue || !seen_entry || !seen_svc) abort();
     edgelist all = {0};
+    reachlist reach = {0};
     g->deps = sw_arena_alloc(b->a, (g->n + 1) * sizeof *g->deps);
+    g->reach_start = sw_arena_alloc(b->a, (g->n + 1) * sizeof *g->reach_start);
     for (size_t i = 0; i < g->n; i++) {
         g->deps[i] = all.n;
-        service_edges(b, i, queue, seen_entry, seen_svc, &all);
+        g->reach_start[i] = reach.n;
+        size_t tail = service_edges(b, i, queue, seen_entry, seen_svc, &all);
+        keep_reach(&reach, queue, tail);
     }
     g->deps[g->n] = all.n;
+    g->reach_start[g->n] = reach.n;
+    g->reach = sw_arena_alloc(b->a, (reach.n ? reach.n : 1) * sizeof *g->reach);
+    if (reach.n) memcpy(g->reach, reach.v, reach.n * sizeof *g->reach);
+    free(reach.v);
     g->n_edges = all.n;
     g->edges = sw_arena_alloc(b->a, (all.n ? all.n : 1) * sizeof *g->edges);
     if (all.n) memcpy(g->edges, all.v, all.n * sizeof *g->edges);

@@ -23,6 +23,11 @@ typedef struct sw_graph {
     size_t *deps;               /* edges of service i: edges[deps[i] .. deps[i+1]) */
     size_t *level;              /* 0 for no dependencies, else 1 + the highest dependency level */
     size_t n_levels;
+    /* The non-service entries (code, libraries, data, groups) each service reaches by
+     * reference, in search order: reach[reach_start[i] .. reach_start[i+1]). What a reload
+     * compares to decide whether service i changed. */
+    size_t *reach_start;
+    const sw_entry **reach;
 } sw_graph;
 
 /* Builds the graph of all services in entries; adds cycle errors to diags (each cycle once).

@@ -396,3 +396,15 @@ const char *sw_node_describe(const sw_node *n)
     default: return "a string";
     }
 }
+
+bool sw_node_equal(const sw_node *a, const sw_node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->type != b->type || a->n != b->n) return false;
+    if (a->type == SW_NODE_SCALAR)
+        return a->scalar == b->scalar && a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+    size_t kids = a->type == SW_NODE_MAP ? 2 * a->n : a->n;
+    for (size_t i = 0; i < kids; i++)
+        if (!sw_node_equal(a->kids[i], b->kids[i])) return false;
+    return true;
+}

@@ -42,6 +42,8 @@ sw_node *sw_node_get(const sw_node *map, const char *key);
 static inline sw_node *sw_node_key(const sw_node *map, size_t i) { return map->kids[2 * i]; }
 static inline sw_node *sw_node_val(const sw_node *map, size_t i) { return map->kids[2 * i + 1]; }
 static inline bool sw_node_is_string(const sw_node *n) { return n && n->type == SW_NODE_SCALAR && n->scalar == SW_SCALAR_STRING; }
+/* Same content (types, scalar texts, keys in order, items), wherever the nodes were written. */
+bool sw_node_equal(const sw_node *a, const sw_node *b);
 /* "a string", "a number", "a mapping", "a list", "null", "a boolean" */
 const char *sw_node_describe(const sw_node *n);
 
