@@ -130,7 +130,7 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
 {
     char full[256];
     if (!strchr(id, ':')) snprintf(full, sizeof full, "%s:%s", p->entry->ns, id), id = full;
-    const sw_entry *e = sw_registry_get(p->rt->registry, id);
+    const sw_entry *e = sw_registry_get(p->ctx.registry, id);
     if (!e || e->kind != SW_KIND_PROCESS_LUA) {
         lua_pushnil(L);
         lua_pushfstring(L, e ? "%s is not a process.lua" : "no process.lua %s", id);
@@ -163,7 +163,7 @@ static int spawn_with(lua_State *L, int flags)
         sw_msgbuf_free(&args);
         return fail(L, err);
     }
-    sw_spawn s = {.entry = e, .service = p->service, .args = args.data, .args_len = args.len, .pool = pool};
+    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = args.data, .args_len = args.len, .pool = pool};
     if (!pool) s.worker = p->worker;
     if (flags & SPAWN_MONITOR) { s.monitor_by = p->id; s.monitor_ref = sw_proc_new_ref(p); }
     if (flags & SPAWN_LINK) s.link_to = p->id;

@@ -59,6 +59,7 @@ static void proc_destroy(sw_proc *p)
         d = next;
     }
     pthread_mutex_destroy(&p->lock);
+    sw_registry_free(p->ctx.registry);
     free(p);
 }
 
@@ -548,6 +549,8 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->on_ready = s->on_ready;
     p->cb_arg = s->cb_arg;
     p->service = s->service ? strdup(s->service) : NULL;
+    /* the process reads, spawns from and keeps the code of one snapshot all its life */
+    p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);
     return p;
 }
 
@@ -612,7 +615,9 @@ uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errl
     sw_proc_retain(p); /* the pid table's reference */
     p->id = sw_pidtable_add(&rt->pids, p);
     sw_pid_format(p->id, p->pid, sizeof p->pid);
-    p->ctx = (sw_proc_ctx){p->pid, p->service, rt->registry, rt->log};
+    p->ctx.pid = p->pid;
+    p->ctx.service = p->service;
+    p->ctx.log = rt->log;
     if (s->monitor_by) {
         pidvec_push(&p->watchers, s->monitor_by);
         pidvec_push(&p->watcher_refs, s->monitor_ref);

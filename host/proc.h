@@ -39,6 +39,7 @@ typedef void (*sw_ready_fn)(void *arg, uint64_t pid);
 
 typedef struct sw_spawn {
     const sw_entry *entry;       /* a process.lua */
+    const sw_registry *registry; /* the snapshot entry belongs to; NULL: the runtime's current */
     const char *service;         /* service id for logs and ready(), or NULL */
     const unsigned char *args;   /* encoded arguments (sw_msg_encode), or NULL */
     size_t args_len;

@@ -14,10 +14,18 @@ static int cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-static size_t code_slot(const sw_code *tab, size_t cap, const sw_entry *e)
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 {
-    size_t i = ((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ull >> 20 & (cap - 1);
-    while (tab[i].entry && tab[i].entry != e) i = (i + 1) & (cap - 1);
+    const unsigned char *b = data;
+    for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static size_t code_slot(const sw_code *tab, size_t cap, uint64_t hash, const char *key, size_t key_len)
+{
+    size_t i = hash >> 20 & (cap - 1);
+    while (tab[i].key && !(tab[i].hash == hash && tab[i].key_len == key_len && memcmp(tab[i].key, key, key_len) == 0))
+        i = (i + 1) & (cap - 1);
     return i;
 }
 
@@ -26,43 +34,84 @@ static void code_grow(sw_runtime *rt)
     size_t cap = rt->code_cap ? rt->code_cap * 2 : 64;
     sw_code *tab = calloc(cap, sizeof *tab);
     if (!tab) abort();
-    for (size_t i = 0; i < rt->code_cap; i++)
-        if (rt->code[i].entry) tab[code_slot(tab, cap, rt->code[i].entry)] = rt->code[i];
+    for (size_t i = 0; i < rt->code_cap; i++) {
+        const sw_code *c = &rt->code[i];
+        if (c->key) tab[code_slot(tab, cap, c->hash, c->key, c->key_len)] = *c;
+    }
     free(rt->code);
     rt->code = tab;
     rt->code_cap = cap;
 }
 
+/* "chunkname\0source": what the bytecode is a function of. */
+static char *code_key(const sw_entry *e, size_t *key_len)
+{
+    const sw_source *src = e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
+    char chunkname[512];
+    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
+    else snprintf(chunkname, sizeof chunkname, "=%s", e->id);
+    size_t n = strlen(chunkname) + 1;
+    char *key = malloc(n + src->len);
+    if (!key) return NULL;
+    memcpy(key, chunkname, n);
+    memcpy(key + n, src->text, src->len);
+    *key_len = n + src->len;
+    return key;
+}
+
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen)
 {
+    size_t key_len;
+    char *key = code_key(e, &key_len);
+    if (!key) { snprintf(err, errlen, "out of memory"); return NULL; }
+    uint64_t hash = fnv1a(0xcbf29ce484222325ull, key, key_len);
     pthread_mutex_lock(&rt->code_lock);
     if ((rt->code_n + 1) * 2 > rt->code_cap) code_grow(rt);
-    sw_code *c = &rt->code[code_slot(rt->code, rt->code_cap, e)];
-    if (!c->entry) {
-        /* Compiled under the lock: each entry once, and other spawns of it wait rather than
+    sw_code *c = &rt->code[code_slot(rt->code, rt->code_cap, hash, key, key_len)];
+    if (!c->key) {
+        /* Compiled under the lock: each content once, and other spawns of it wait rather than
          * compile it again. */
-        const sw_source *src = e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
-        char chunkname[512];
-        if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
-        else snprintf(chunkname, sizeof chunkname, "=%s", e->id);
-        if (sw_vm_compile(chunkname, src->text, src->len, &c->bc, &c->len, err, errlen) != 0) {
+        size_t name_len = strlen(key);
+        if (sw_vm_compile(key, key + name_len + 1, key_len - name_len - 1, &c->bc, &c->len, err, errlen) != 0) {
             pthread_mutex_unlock(&rt->code_lock);
+            free(key);
             return NULL;
         }
-        c->entry = e;
+        *c = (sw_code){key, key_len, hash, c->bc, c->len};
+        key = NULL;
         rt->code_n++;
     }
     const unsigned char *bc = c->bc;
     *len = c->len;
     pthread_mutex_unlock(&rt->code_lock);
+    free(key);
     return bc;
+}
+
+const sw_registry *sw_runtime_registry(sw_runtime *rt)
+{
+    pthread_mutex_lock(&rt->registry_lock);
+    const sw_registry *r = sw_registry_retain(rt->registry);
+    pthread_mutex_unlock(&rt->registry_lock);
+    return r;
+}
+
+void sw_runtime_set_registry(sw_runtime *rt, const sw_registry *reg)
+{
+    sw_registry_retain(reg);
+    pthread_mutex_lock(&rt->registry_lock);
+    const sw_registry *old = rt->registry;
+    rt->registry = reg;
+    pthread_mutex_unlock(&rt->registry_lock);
+    sw_registry_free(old);
 }
 
 sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime_config *cfg)
 {
     sw_runtime *rt = calloc(1, sizeof *rt);
     if (!rt) return NULL;
-    rt->registry = reg;
+    rt->registry = sw_registry_retain(reg);
+    pthread_mutex_init(&rt->registry_lock, NULL);
     rt->log = log;
     rt->max_message = cfg && cfg->max_message ? cfg->max_message : (size_t)64 << 20;
     sw_pidtable_init(&rt->pids);
@@ -71,6 +120,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     uint64_t slice = cfg && cfg->slice_ns ? cfg->slice_ns : SW_SLICE_NS;
     if (sw_workers_start(&rt->workers, workers, slice) != 0) {
         sw_pidtable_destroy(&rt->pids);
+        sw_registry_free(rt->registry);
         free(rt);
         return NULL;
     }
@@ -100,8 +150,13 @@ void sw_runtime_free(sw_runtime *rt)
         sw_proc_discard(p);
     }
     free(rt->hosts);
-    for (size_t i = 0; i < rt->code_cap; i++) free(rt->code[i].bc);
+    for (size_t i = 0; i < rt->code_cap; i++) {
+        free(rt->code[i].bc);
+        free(rt->code[i].key);
+    }
     free(rt->code);
+    sw_registry_free(rt->registry);
+    pthread_mutex_destroy(&rt->registry_lock);
     pthread_mutex_destroy(&rt->code_lock);
     sw_pidtable_destroy(&rt->pids);
     free(rt);

@@ -21,13 +21,18 @@ typedef struct sw_host_pool {
 
 /* Bytecode of each process.lua / library.lua entry, compiled on first use. */
 typedef struct sw_code {
-    const sw_entry *entry;
+    char *key;                   /* chunk name, NUL, source text: compared by content, so a
+                                    reload reuses unchanged code and never mistakes a new
+                                    entry at a freed entry's address for the old one */
+    size_t key_len;
+    uint64_t hash;
     unsigned char *bc;
     size_t len;
 } sw_code;
 
 typedef struct sw_runtime {
-    const sw_registry *registry;
+    const sw_registry *registry; /* the current snapshot (a reference); see sw_runtime_registry */
+    pthread_mutex_t registry_lock;
     sw_pidtable pids;
     sw_workers workers;          /* the default host */
     sw_host_pool *hosts;
@@ -35,7 +40,7 @@ typedef struct sw_runtime {
     sw_log *log;
     size_t max_message;          /* bytes; a larger send is an error */
     pthread_mutex_t code_lock;
-    sw_code *code;               /* open addressing by entry pointer */
+    sw_code *code;               /* open addressing by content hash */
     size_t code_cap, code_n;
 } sw_runtime;
 
@@ -51,14 +56,21 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
 /* Stops every worker (processes still alive are not run again) and frees everything. */
 void sw_runtime_free(sw_runtime *rt);
 
+/* The current snapshot, retained for the caller (release with sw_registry_free); new
+ * processes that name no snapshot of their own get it. Thread-safe. */
+const sw_registry *sw_runtime_registry(sw_runtime *rt);
+/* Makes reg the current snapshot (reload). Processes keep the snapshot they started with. The
+ * process.host pools stay those of the first snapshot. */
+void sw_runtime_set_registry(sw_runtime *rt, const sw_registry *reg);
+
 /* The pool of a process.host id; NULL for the default host or an unknown id. */
 sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
 
 /* Delivers d to the process `to`. 0, or -1 if no such process lives (d is freed, except that
  * monitor and link requests are answered at once as if the process had just died). */
 int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
-/* The compiled chunk of a process.lua or library.lua entry, compiled once and shared by every
- * process (the bytes are immutable until the runtime is freed). NULL with err on a compile
+/* The compiled chunk of a process.lua or library.lua entry, compiled once per distinct
+ * content and shared by every process (the bytes are immutable until the runtime is freed). NULL with err on a compile
  * error. Thread-safe. */
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen);
 

@@ -149,7 +149,7 @@ static void start(sw_svc *v)
         transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
         return;
     }
-    sw_spawn sp = {.entry = svc->process.target, .service = v->entry->id, .args = args.data, .args_len = args.len,
+    sw_spawn sp = {.entry = svc->process.target, .registry = s->reg, .service = v->entry->id, .args = args.data, .args_len = args.len,
                    .on_exit = on_process_exit, .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? on_process_ready : NULL,
                    .cb_arg = v, .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
     v->killed_on_timeout = false;
