@@ -100,7 +100,7 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
 
 typedef struct app_state {
     uv_loop_t loop;
-    uv_signal_t sigint, sigterm;
+    uv_signal_t sigint, sigterm, sighup, sigusr2;
     sw_supervisor sup;
     int signals;
 } app_state;
@@ -115,6 +115,15 @@ static void on_app_signal(uv_signal_t *h, int signum)
     sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGINT ? "SIGINT" : "SIGTERM"};
     sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "signal", &f, 1);
     sw_supervisor_shutdown(&a->sup);
+}
+
+/* SIGHUP reloads what changed; SIGUSR2 reloads and restarts everything. */
+static void on_reload_signal(uv_signal_t *h, int signum)
+{
+    app_state *a = h->data;
+    sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGHUP ? "SIGHUP" : "SIGUSR2"};
+    sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "signal", &f, 1);
+    sw_supervisor_reload(&a->sup, signum == SIGUSR2, NULL);
 }
 
 static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg)
@@ -142,10 +151,17 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     a.sigint.data = a.sigterm.data = &a;
     uv_signal_start(&a.sigint, on_app_signal, SIGINT);
     uv_signal_start(&a.sigterm, on_app_signal, SIGTERM);
+    uv_signal_init(&a.loop, &a.sighup);
+    uv_signal_init(&a.loop, &a.sigusr2);
+    a.sighup.data = a.sigusr2.data = &a;
+    uv_signal_start(&a.sighup, on_reload_signal, SIGHUP);
+    uv_signal_start(&a.sigusr2, on_reload_signal, SIGUSR2);
     sw_supervisor_start(&a.sup);
     uv_run(&a.loop, UV_RUN_DEFAULT);
     uv_close((uv_handle_t *)&a.sigint, NULL);
     uv_close((uv_handle_t *)&a.sigterm, NULL);
+    uv_close((uv_handle_t *)&a.sighup, NULL);
+    uv_close((uv_handle_t *)&a.sigusr2, NULL);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
     sw_supervisor_close(&a.sup);
     uv_loop_close(&a.loop);

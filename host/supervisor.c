@@ -10,6 +10,7 @@
 #include "message.h"
 #include "proc.h"
 #include "proc_ctx.h"
+#include "sup_internal.h"
 #include "units.h"
 
 typedef enum { MSG_EXIT, MSG_READY } msg_type;
@@ -27,11 +28,9 @@ struct sw_sup_msg {
 static const char *const state_names[] = {"inactive", "starting", "running", "stopping", "stopped", "failed"};
 const char *sw_svc_state_name(sw_svc_state st) { return state_names[st]; }
 
-static void reconcile(sw_supervisor *s);
-
 /* libuv times a timer from the loop's cached clock, which lags after a busy stretch: refresh
  * it so a timeout never fires early. */
-static void arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns)
+void sup_arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns)
 {
     uv_update_time(t->loop);
     uv_timer_start(t, cb, (uint64_t)((ns + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
@@ -39,19 +38,26 @@ static void arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns)
 
 /* ---- events ---- */
 
-static void transition(sw_svc *v, sw_svc_state st, const char *reason, int64_t next_ns)
+void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt, const char *reason, int64_t next_ns)
 {
-    v->state = st;
-    free(v->reason);
-    v->reason = reason ? strdup(reason) : NULL;
     sw_log_field f[4];
     size_t n = 0;
     f[n++] = (sw_log_field){.key = "state", .type = SW_LF_STR, .s = state_names[st]};
-    f[n++] = (sw_log_field){.key = "attempt", .type = SW_LF_INT, .i = v->attempt + 1};
+    f[n++] = (sw_log_field){.key = "attempt", .type = SW_LF_INT, .i = attempt};
     if (reason) f[n++] = (sw_log_field){.key = "reason", .type = SW_LF_STR, .s = reason};
     if (next_ns >= 0) f[n++] = (sw_log_field){.key = "next_attempt", .type = SW_LF_NUM, .d = (double)next_ns / 1e9};
     sw_log_level level = st == SW_SVC_FAILED ? SW_LOG_WARN : SW_LOG_INFO;
-    sw_log_write(v->sup->log, level, v->entry->id, "service state", f, n);
+    sw_log_write(s->log, level, id, "service state", f, n);
+}
+
+void sup_transition(sw_svc *v, sw_svc_state st, const char *reason, int64_t next_ns)
+{
+    v->state = st;
+    if (reason != v->reason) {
+        free(v->reason);
+        v->reason = reason ? strdup(reason) : NULL;
+    }
+    sup_log_state(v->sup, v->entry->id, st, v->attempt + 1, reason, next_ns);
 }
 
 /* ---- messages from worker threads ---- */
@@ -86,13 +92,14 @@ static void on_process_ready(void *arg, uint64_t pid)
 
 /* ---- starting ---- */
 
-static void want(sw_supervisor *s, size_t i)
+void sup_want(sw_supervisor *s, size_t i)
 {
-    sw_svc *v = &s->svcs[i];
+    sw_svc *v = s->svcs[i];
     if (v->wanted) return;
     v->wanted = true;
+    if (v->group) sup_want_group(s, v->group); /* a child runs only with its whole group */
     const sw_graph *g = &s->reg->graph;
-    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) want(s, g->edges[k].to);
+    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) sup_want(s, g->edges[k].to);
 }
 
 /* Encodes the service's input list as the arguments of main. */
@@ -127,7 +134,7 @@ static void record_error(sw_svc *v, const char *reason)
     *slot = strdup(reason);
 }
 
-static int64_t wall_ns(void)
+int64_t sup_wall_ns(void)
 {
     uv_timeval64_t tv;
     uv_gettimeofday(&tv);
@@ -142,11 +149,11 @@ static void start(sw_svc *v)
     const sw_service *svc = &v->entry->as.service;
     sw_msgbuf args;
     char err[512];
-    transition(v, SW_SVC_STARTING, NULL, -1);
+    sup_transition(v, SW_SVC_STARTING, NULL, -1);
     if (encode_input(v->entry, &args) != 0) {
         sw_msgbuf_free(&args);
         v->final = true;
-        transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
+        sup_transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
         return;
     }
     sw_spawn sp = {.entry = svc->process.target, .registry = s->reg, .service = v->entry->id, .args = args.data, .args_len = args.len,
@@ -159,14 +166,14 @@ static void start(sw_svc *v)
     sw_msgbuf_free(&args);
     if (!v->pid) {
         v->final = true;
-        transition(v, SW_SVC_FAILED, err, -1);
+        sup_transition(v, SW_SVC_FAILED, err, -1);
         return;
     }
     if (svc->lifecycle.ready == SW_READY_SPAWN) {
-        transition(v, SW_SVC_RUNNING, NULL, -1);
+        sup_transition(v, SW_SVC_RUNNING, NULL, -1);
         return;
     }
-    arm(&v->timer, start_timeout_fired, svc->lifecycle.start_timeout_ns);
+    sup_arm(&v->timer, start_timeout_fired, svc->lifecycle.start_timeout_ns);
 }
 
 /* A dependency that will not run by itself: failed for good or stopped by hand, or itself
@@ -187,7 +194,7 @@ static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *for_go
     const sw_svc *pending = NULL;
     *for_good = false;
     for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) {
-        const sw_svc *d = &s->svcs[g->edges[k].to];
+        const sw_svc *d = s->svcs[g->edges[k].to];
         if (d->state == SW_SVC_RUNNING) continue;
         if (blocked_for_good(d)) {
             *for_good = true;
@@ -195,12 +202,17 @@ static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *for_go
         }
         if (!pending) pending = d;
     }
-    return pending;
+    const sw_svc *sibling = sup_sibling_pending(s->svcs[i]);
+    if (sibling && blocked_for_good(sibling)) {
+        *for_good = true;
+        return sibling;
+    }
+    return pending ? pending : sibling;
 }
 
 static bool startable(const sw_svc *v)
 {
-    return v->wanted && !v->final && !v->waiting && !v->pid && !v->held &&
+    return v->wanted && !v->final && !v->waiting && !v->pid && !v->held_by &&
            (v->state == SW_SVC_INACTIVE || v->state == SW_SVC_STOPPED || v->state == SW_SVC_FAILED);
 }
 
@@ -215,7 +227,7 @@ static void maybe_ready(sw_supervisor *s)
 {
     if (s->ready_sent || s->shutting_down) return;
     for (size_t i = 0; i < s->n; i++) {
-        const sw_svc *v = &s->svcs[i];
+        const sw_svc *v = s->svcs[i];
         if (v->wanted && v->state != SW_SVC_RUNNING && !v->final && !(v->state == SW_SVC_INACTIVE && v->reason)) return;
     }
     s->ready_sent = true;
@@ -223,14 +235,14 @@ static void maybe_ready(sw_supervisor *s)
 }
 
 /* Starts whatever can start; marks services whose dependency failed for good. */
-static void reconcile(sw_supervisor *s)
+void sup_reconcile(sw_supervisor *s)
 {
     if (s->shutting_down) return;
     bool changed = true;
     while (changed) {
         changed = false;
         for (size_t i = 0; i < s->n; i++) {
-            sw_svc *v = &s->svcs[i];
+            sw_svc *v = s->svcs[i];
             if (!startable(v)) continue;
             bool for_good;
             const sw_svc *dep = pending_dependency(s, i, &for_good);
@@ -239,14 +251,17 @@ static void reconcile(sw_supervisor *s)
                 changed = true;
             } else if (for_good) {
                 char reason[512];
-                snprintf(reason, sizeof reason, "dependency %s %s", dep->entry->id, state_names[dep->state]);
+                bool sibling = dep == sup_sibling_pending(v);
+                snprintf(reason, sizeof reason, "%s %s %s", sibling ? "earlier sibling" : "dependency", dep->entry->id,
+                         state_names[dep->state]);
                 if (!v->reason || strcmp(v->reason, reason) != 0) {
-                    transition(v, SW_SVC_INACTIVE, reason, -1);
+                    sup_transition(v, SW_SVC_INACTIVE, reason, -1);
                     changed = true; /* its own dependents are blocked too */
                 }
             }
         }
     }
+    sup_groups_settle(s);
     maybe_ready(s);
 }
 
@@ -256,21 +271,20 @@ static void backoff_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
     v->waiting = false;
-    reconcile(v->sup);
+    sup_reconcile(v->sup);
 }
 
-static void schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
+void sup_schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
 {
     const sw_restart *r = &v->entry->as.service.lifecycle.restart;
     int64_t delay = sw_backoff_delay(r, v->attempt + 1, rand() / ((double)RAND_MAX + 1));
     v->waiting = true;
-    v->next_attempt_at = wall_ns() + delay;
-    transition(v, st, reason, delay); /* logged with the attempt that just ended */
+    v->next_attempt_at = sup_wall_ns() + delay;
+    sup_transition(v, st, reason, delay); /* logged with the attempt that just ended */
     v->attempt++;
-    arm(&v->timer, backoff_fired, delay);
+    sup_arm(&v->timer, backoff_fired, delay);
 }
 
-static void continue_stops(sw_supervisor *s);
 
 static void ended(sw_svc *v, const sw_sup_msg *m)
 {
@@ -280,8 +294,8 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
     bool ok = m->kind == SW_EXIT_OK;
     if (v->stop_requested) {
         /* an explicit stop or shutdown: terminal, whatever the end looked like */
-        transition(v, SW_SVC_STOPPED, v->killed_on_timeout ? "killed after stop_timeout" : v->held ? "restarting" : "stopped", -1);
-        continue_stops(v->sup);
+        sup_transition(v, SW_SVC_STOPPED, v->killed_on_timeout ? "killed after stop_timeout" : v->held_by ? "restarting" : "stopped", -1);
+        sup_continue_stops(v->sup);
         return;
     }
     if ((int64_t)(uv_hrtime() - v->run_start) >= lc->stable_threshold_ns) v->attempt = 0; /* a stable run */
@@ -306,15 +320,17 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
         char gave_up[1100];
         snprintf(gave_up, sizeof gave_up, "gave up after %lld attempts: %s", (long long)lc->restart.max_attempts, reason);
         v->final = true;
-        transition(v, st, gave_up, -1);
+        sup_transition(v, st, gave_up, -1);
     } else if (restart) {
-        schedule_restart(v, reason, st);
+        if (v->held_by) sup_transition(v, st, reason, -1); /* already part of a restart under way */
+        else if (v->group) sup_group_child_ended(v, reason, st);
+        else sup_schedule_restart(v, reason, st);
     } else {
         v->final = true;
-        transition(v, st, reason, -1);
+        sup_transition(v, st, reason, -1);
     }
-    continue_stops(v->sup);
-    reconcile(v->sup);
+    sup_continue_stops(v->sup);
+    sup_reconcile(v->sup);
 }
 
 static void handle(sw_supervisor *s, sw_sup_msg *m)
@@ -324,8 +340,8 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
     if (m->type == MSG_READY) {
         if (v->state != SW_SVC_STARTING) return;
         uv_timer_stop(&v->timer);
-        transition(v, SW_SVC_RUNNING, NULL, -1);
-        reconcile(s);
+        sup_transition(v, SW_SVC_RUNNING, NULL, -1);
+        sup_reconcile(s);
         return;
     }
     ended(v, m);
@@ -357,70 +373,67 @@ static void stop_timeout_fired(uv_timer_t *t)
     sw_runtime_kill(v->sup->rt, v->pid);
 }
 
-static void begin_stop(sw_svc *v)
+void sup_begin_stop(sw_svc *v)
 {
     sw_supervisor *s = v->sup;
     if (v->waiting) { /* waiting to restart: nothing runs, just cancel the restart */
         uv_timer_stop(&v->timer);
         v->waiting = false;
-        transition(v, SW_SVC_STOPPED, "stopped while waiting to restart", -1);
+        sup_transition(v, SW_SVC_STOPPED, "stopped while waiting to restart", -1);
         return;
     }
     if (!v->pid || v->state == SW_SVC_STOPPING) return;
     v->stop_requested = true;
     uv_timer_stop(&v->timer);
-    transition(v, SW_SVC_STOPPING, s->shutting_down ? "shutdown" : "stop requested", -1);
+    sup_transition(v, SW_SVC_STOPPING, s->shutting_down ? "shutdown" : "stop requested", -1);
     sw_delivery *d = sw_delivery_new(SW_DLV_CANCEL, 0, 0, NULL, NULL, 0);
     if (d) sw_runtime_deliver(s->rt, v->pid, d);
-    arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
+    sup_arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
 }
 
-static bool active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING; }
+bool sup_active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING; }
 
-/* Stops every service in `stopping` whose dependents have all stopped; dependents first. */
-static bool stop_wave(sw_supervisor *s, const bool *stopping)
+/* Stops every service in `stopping` whose dependents and later siblings have all stopped. */
+bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
 {
     bool any_active = false;
     for (size_t i = 0; i < s->n; i++) {
-        sw_svc *v = &s->svcs[i];
+        sw_svc *v = s->svcs[i];
         if (!stopping[i]) continue;
-        if (v->waiting) begin_stop(v);
-        if (!active(v)) continue;
+        if (v->waiting) sup_begin_stop(v);
+        if (!sup_active(v)) continue;
         any_active = true;
-        bool dependents_down = true;
-        for (size_t k = 0; k < v->n_dependents; k++)
-            if (stopping[v->dependents[k]] && active(&s->svcs[v->dependents[k]])) dependents_down = false;
-        if (dependents_down) begin_stop(v);
+        bool others_down = !sup_later_sibling_active(v, stopping);
+        for (size_t k = 0; k < v->n_dependents && others_down; k++)
+            if (stopping[v->dependents[k]] && sup_active(s->svcs[v->dependents[k]])) others_down = false;
+        if (others_down) sup_begin_stop(v);
     }
     return any_active;
 }
 
 static void check_shutdown(sw_supervisor *s);
 
-/* After an end: a shutdown or a stop by hand in progress goes on with the next wave. The
- * services stop_one marked are the unwanted final ones. */
-static void continue_stops(sw_supervisor *s)
+/* After an end or a hold's timer: a shutdown, a stop by hand or a restart in progress goes on
+ * with its next wave. The sets: what stop_one made unwanted and final, and what groups and
+ * restarts by hand hold. */
+void sup_continue_stops(sw_supervisor *s)
 {
+    sup_reap_retired(s);
     if (s->shutting_down) {
         check_shutdown(s);
         return;
     }
     bool *set = calloc(s->n ? s->n : 1, 1);
     if (!set) return;
-    bool any = false, held_active = false, held = false;
+    bool any = false;
     for (size_t i = 0; i < s->n; i++) {
-        sw_svc *v = &s->svcs[i];
-        set[i] = (!v->wanted && v->final) || v->held;
+        sw_svc *v = s->svcs[i];
+        set[i] = (!v->wanted && v->final) || v->held_by;
         any = any || set[i];
-        held = held || v->held;
-        held_active = held_active || (v->held && active(v));
     }
-    if (any) stop_wave(s, set);
+    if (any) sup_stop_wave(s, set);
     free(set);
-    if (held && !held_active) { /* a restart by hand: the whole set is down, start it again */
-        for (size_t i = 0; i < s->n; i++) s->svcs[i].held = false;
-        reconcile(s);
-    }
+    sup_release_holds(s);
 }
 
 static void check_shutdown(sw_supervisor *s)
@@ -429,25 +442,28 @@ static void check_shutdown(sw_supervisor *s)
     bool *all = malloc(s->n ? s->n : 1);
     if (!all) return;
     memset(all, 1, s->n);
-    bool any = stop_wave(s, all);
+    bool any = sup_stop_wave(s, all);
     free(all);
-    if (any || s->done) return;
+    if (any || s->n_retired || s->done) return;
     s->done = true;
     uv_timer_stop(&s->shutdown_timer);
     uv_stop(s->loop);
+}
+
+static void kill_now(sw_svc *v)
+{
+    if (!v->pid) return;
+    v->stop_requested = true;
+    v->killed_on_timeout = true;
+    sw_runtime_kill(v->sup->rt, v->pid);
 }
 
 static void shutdown_timed_out(uv_timer_t *t)
 {
     sw_supervisor *s = t->data;
     sw_log_write(s->log, SW_LOG_WARN, NULL, "shutdown timeout: killing what is left", NULL, 0);
-    for (size_t i = 0; i < s->n; i++) {
-        sw_svc *v = &s->svcs[i];
-        if (!v->pid) continue;
-        v->stop_requested = true;
-        v->killed_on_timeout = true;
-        sw_runtime_kill(s->rt, v->pid);
-    }
+    for (size_t i = 0; i < s->n; i++) kill_now(s->svcs[i]);
+    for (size_t i = 0; i < s->n_retired; i++) kill_now(s->retired[i]);
 }
 
 void sw_supervisor_shutdown(sw_supervisor *s)
@@ -456,7 +472,8 @@ void sw_supervisor_shutdown(sw_supervisor *s)
     s->shutting_down = true;
     sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
     tell(s, "STOPPING=1");
-    arm(&s->shutdown_timer, shutdown_timed_out, s->shutdown_timeout_ns);
+    sup_groups_cancel(s);
+    sup_arm(&s->shutdown_timer, shutdown_timed_out, s->shutdown_timeout_ns);
     check_shutdown(s);
 }
 
@@ -465,7 +482,7 @@ void sw_supervisor_shutdown(sw_supervisor *s)
 static sw_svc *find(sw_supervisor *s, const char *id)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->svcs[i].entry->id, id) == 0) return &s->svcs[i];
+        if (strcmp(s->svcs[i]->entry->id, id) == 0) return s->svcs[i];
     return NULL;
 }
 
@@ -475,8 +492,9 @@ static void want_by_hand(sw_supervisor *s, size_t i, bool *seen)
 {
     if (seen[i]) return;
     seen[i] = true;
-    sw_svc *v = &s->svcs[i];
+    sw_svc *v = s->svcs[i];
     v->wanted = true;
+    if (v->group) sup_want_group(s, v->group);
     if (!v->pid && !v->waiting) {
         v->final = false;
         v->attempt = 0;
@@ -494,7 +512,7 @@ int sw_supervisor_start_one(sw_supervisor *s, const char *id)
     if (!seen) return -1;
     want_by_hand(s, v->index, seen);
     free(seen);
-    reconcile(s);
+    sup_reconcile(s);
     return 0;
 }
 
@@ -502,7 +520,7 @@ static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
 {
     if (set[i]) return;
     set[i] = true;
-    for (size_t k = 0; k < s->svcs[i].n_dependents; k++) mark_dependents(s, s->svcs[i].dependents[k], set);
+    for (size_t k = 0; k < s->svcs[i]->n_dependents; k++) mark_dependents(s, s->svcs[i]->dependents[k], set);
 }
 
 int sw_supervisor_stop_one(sw_supervisor *s, const char *id)
@@ -514,10 +532,10 @@ int sw_supervisor_stop_one(sw_supervisor *s, const char *id)
     mark_dependents(s, v->index, set);
     for (size_t i = 0; i < s->n; i++) {
         if (!set[i]) continue;
-        s->svcs[i].final = true; /* an explicit stop is terminal: they stay stopped */
-        s->svcs[i].wanted = false;
+        s->svcs[i]->final = true; /* an explicit stop is terminal: they stay stopped */
+        s->svcs[i]->wanted = false;
     }
-    stop_wave(s, set);
+    sup_stop_wave(s, set);
     free(set);
     return 0;
 }
@@ -533,9 +551,9 @@ int sw_supervisor_restart_one(sw_supervisor *s, const char *id)
     if (!set) return -1;
     mark_dependents(s, v->index, set);
     for (size_t i = 0; i < s->n; i++) {
-        sw_svc *d = &s->svcs[i];
+        sw_svc *d = s->svcs[i];
         if (!set[i] || !(d == v || d->wanted)) continue;
-        d->held = true;
+        d->held_by = &s->by_hand;
         if (!d->pid && !d->waiting) {
             d->final = false;
             d->attempt = 0;
@@ -546,42 +564,67 @@ int sw_supervisor_restart_one(sw_supervisor *s, const char *id)
     if (!seen) return -1;
     want_by_hand(s, v->index, seen);
     free(seen);
-    continue_stops(s);
+    sup_continue_stops(s);
     return 0;
 }
 
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id) { return find(s, id); }
 
-int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
-{
-    (void)restart_all;
-    if (errors) *errors = strdup("reload is not implemented yet");
-    sw_log_write(s->log, SW_LOG_ERROR, NULL, "reload is not implemented yet", NULL, 0);
-    return -1;
-}
-
 /* ---- set-up ---- */
 
-static void build_dependents(sw_supervisor *s)
+/* The services' dependents lists, from the graph of the current snapshot (again after a
+ * reload). */
+void sup_build_dependents(sw_supervisor *s)
 {
     const sw_graph *g = &s->reg->graph;
-    for (size_t e = 0; e < g->n_edges; e++) s->svcs[g->edges[e].to].n_dependents++;
     for (size_t i = 0; i < s->n; i++) {
-        s->svcs[i].dependents = calloc(s->svcs[i].n_dependents ? s->svcs[i].n_dependents : 1, sizeof(size_t));
-        s->svcs[i].n_dependents = 0;
+        free(s->svcs[i]->dependents);
+        s->svcs[i]->dependents = NULL;
+        s->svcs[i]->n_dependents = 0;
+    }
+    for (size_t e = 0; e < g->n_edges; e++) s->svcs[g->edges[e].to]->n_dependents++;
+    for (size_t i = 0; i < s->n; i++) {
+        s->svcs[i]->dependents = calloc(s->svcs[i]->n_dependents ? s->svcs[i]->n_dependents : 1, sizeof(size_t));
+        if (!s->svcs[i]->dependents) abort();
+        s->svcs[i]->n_dependents = 0;
     }
     for (size_t e = 0; e < g->n_edges; e++) {
-        sw_svc *d = &s->svcs[g->edges[e].to];
+        sw_svc *d = s->svcs[g->edges[e].to];
         d->dependents[d->n_dependents++] = g->edges[e].from;
     }
 }
+
+sw_svc *sup_svc_new(sw_supervisor *s, size_t i)
+{
+    sw_svc *v = calloc(1, sizeof *v);
+    if (!v) abort();
+    v->entry = s->reg->graph.services[i];
+    v->reg = sw_registry_retain(s->reg);
+    v->sup = s;
+    v->index = i;
+    uv_timer_init(s->loop, &v->timer);
+    v->timer.data = v;
+    return v;
+}
+
+static void svc_closed(uv_handle_t *h)
+{
+    sw_svc *v = h->data;
+    free(v->reason);
+    free(v->dependents);
+    for (int k = 0; k < SW_SVC_ERRORS; k++) free(v->last_errors[k]);
+    sw_registry_free(v->reg);
+    free(v);
+}
+
+void sup_svc_free(sw_svc *v) { uv_close((uv_handle_t *)&v->timer, svc_closed); }
 
 int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log)
 {
     memset(s, 0, sizeof *s);
     s->loop = loop;
     s->rt = rt;
-    s->reg = reg;
+    s->reg = sw_registry_retain(reg);
     s->log = log;
     s->n = reg->graph.n;
     s->shutdown_timeout_ns = 30 * SW_NS_PER_S;
@@ -592,23 +635,23 @@ int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const 
     s->wake.data = s;
     uv_timer_init(loop, &s->shutdown_timer);
     s->shutdown_timer.data = s;
-    for (size_t i = 0; i < s->n; i++) {
-        sw_svc *v = &s->svcs[i];
-        v->entry = reg->graph.services[i];
-        v->sup = s;
-        v->index = i;
-        uv_timer_init(loop, &v->timer);
-        v->timer.data = v;
-    }
-    build_dependents(s);
-    return 0;
+    s->by_hand.sup = s;
+    for (size_t i = 0; i < s->n; i++) s->svcs[i] = sup_svc_new(s, i);
+    sup_build_dependents(s);
+    return sup_groups_build(s);
 }
 
 void sw_supervisor_start(sw_supervisor *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (s->svcs[i].entry->as.service.lifecycle.auto_start) want(s, i);
-    reconcile(s);
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = s->svcs[i];
+        if (!v->group && v->entry->as.service.lifecycle.auto_start) sup_want(s, i);
+    }
+    for (size_t k = 0; k < s->n_grps; k++) {
+        sw_grp *g = s->grps[k];
+        if (!g->parent && g->entry->as.group.lifecycle.auto_start) sup_want_group(s, g);
+    }
+    sup_reconcile(s);
 }
 
 void sw_supervisor_close(sw_supervisor *s)
@@ -616,13 +659,13 @@ void sw_supervisor_close(sw_supervisor *s)
     on_wake(&s->wake); /* free messages still queued */
     uv_close((uv_handle_t *)&s->wake, NULL);
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
-    for (size_t i = 0; i < s->n; i++) uv_close((uv_handle_t *)&s->svcs[i].timer, NULL);
+    for (size_t i = 0; i < s->n; i++) sup_svc_free(s->svcs[i]);
+    for (size_t i = 0; i < s->n_retired; i++) sup_svc_free(s->retired[i]);
+    sup_groups_close(s);
     uv_run(s->loop, UV_RUN_DEFAULT);
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->svcs[i].reason);
-        free(s->svcs[i].dependents);
-        for (int k = 0; k < SW_SVC_ERRORS; k++) free(s->svcs[i].last_errors[k]);
-    }
+    sup_groups_free(s);
     free(s->svcs);
+    free(s->retired);
+    sw_registry_free(s->reg);
     pthread_mutex_destroy(&s->lock);
 }

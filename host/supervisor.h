@@ -1,7 +1,8 @@
 /* The supervisor (DESIGN §4): services started in dependency order as soon as their
- * dependencies run, restarted by policy with growing backoff, and stopped dependents-first.
- * It lives on one libuv loop (the main thread); worker threads tell it about exits and
- * readiness through a locked queue and a uv_async wake-up, so its state has one owner. */
+ * dependencies run, restarted by policy with growing backoff, grouped under service.group
+ * strategies, stopped dependents-first, and reloaded from disk. It lives on one libuv loop
+ * (the main thread); worker threads tell it about exits and readiness through a locked queue
+ * and a uv_async wake-up, so its state has one owner. */
 #ifndef STEWARD_SUPERVISOR_H
 #define STEWARD_SUPERVISOR_H
 
@@ -19,23 +20,30 @@ typedef enum {
 } sw_svc_state;
 
 typedef struct sw_supervisor sw_supervisor;
+typedef struct sw_grp sw_grp;
 
 #define SW_SVC_ERRORS 5
 
+/* One service. Allocated on its own so its address (the exit callback's argument) survives
+ * a reload that rebuilds the service list. */
 typedef struct sw_svc {
     const sw_entry *entry;
+    const sw_registry *reg;      /* the snapshot entry belongs to (a reference) */
     sw_supervisor *sup;
-    size_t index;                /* in the graph */
+    size_t index;                /* in the graph; (size_t)-1 once removed by a reload */
+    sw_grp *group;               /* the enclosing service.group, or NULL (the root) */
+    size_t pos;                  /* position among the group's children */
     sw_svc_state state;
     uint64_t pid;                /* the current run, 0 when none */
     int64_t attempt;             /* consecutive ends that led to a restart (backoff's n) */
-    uint64_t run_start;          /* uv_hrtime of the current run */
+    uint64_t run_start;          /* uv_hrtime of the current run, 0 before the first */
     bool wanted;                 /* should run: auto_start, needed by a wanted one, or by hand */
     bool final;                  /* failed for good or stopped by hand: not started by itself */
     bool waiting;                /* a restart is scheduled (timer armed) */
     bool stop_requested;         /* CANCEL sent: its end is a stop, not a failure */
     bool killed_on_timeout;
-    bool held;                   /* stopping for a restart by hand: not started until its set is down */
+    sw_grp *held_by;             /* stopped for a restart this group (or a restart by hand)
+                                    coordinates: not started until the group releases it */
     char *reason;
     /* what `steward status` shows; the loop's thread only */
     uint64_t restarts;           /* runs started after the first */
@@ -44,17 +52,54 @@ typedef struct sw_svc {
     unsigned n_errors;           /* failures recorded so far (ring position = n_errors % SW_SVC_ERRORS) */
     uv_timer_t timer;            /* backoff, start timeout or stop timeout */
     size_t *dependents, n_dependents;
+    size_t retired_level;        /* removed by a reload: its old start level (stops highest first) */
 } sw_svc;
+
+/* A child of a group: a service or a group. */
+typedef struct sw_child {
+    sw_svc *svc;
+    sw_grp *grp;
+} sw_child;
+
+/* A service.group: its children in list order, the services under it (flattened, list
+ * order), its restart window and its own restart state as a child of its parent. */
+struct sw_grp {
+    const sw_entry *entry;       /* NULL for the by-hand pseudo-group */
+    sw_supervisor *sup;
+    sw_grp *parent;
+    size_t pos;
+    sw_child *children;
+    size_t n_children;
+    sw_svc **members;
+    size_t n_members;
+    sw_svc_state state;
+    bool wanted;                 /* its members should run */
+    bool busy, holds;            /* scratch of sup_release_holds */
+    unsigned open_timers;        /* handles still to close before it is freed */
+    int64_t attempt;             /* the group's own consecutive failures (its backoff's n) */
+    uint64_t run_start;          /* uv_hrtime when it last became running */
+    bool final;                  /* failed for good */
+    bool waiting;                /* its own restart is scheduled (timer) */
+    bool set_pending;            /* a strategy restart of some children waits out set_timer */
+    int64_t *window;             /* the last `intensity` restart times (ring): O(1) per restart */
+    size_t window_n, window_head;
+    uv_timer_t timer, set_timer;
+};
 
 typedef struct sw_sup_msg sw_sup_msg;
 
 struct sw_supervisor {
     uv_loop_t *loop;
     sw_runtime *rt;
-    const sw_registry *reg;
+    const sw_registry *reg;      /* the current snapshot (a reference) */
     sw_log *log;
-    sw_svc *svcs;
+    sw_svc **svcs;               /* graph order of reg */
     size_t n;
+    sw_grp **grps;
+    size_t n_grps;
+    sw_grp by_hand;              /* holds the services of a restart by hand */
+    sw_svc **retired;            /* removed by a reload, still stopping */
+    size_t n_retired;
     pthread_mutex_t lock;        /* guards the message queue from workers */
     sw_sup_msg *head, *tail;
     uv_async_t wake;
@@ -69,14 +114,15 @@ struct sw_supervisor {
     void *notify_arg;
 };
 
-/* Prepares the services of reg (no process runs yet). 0 or -1. Thread: the loop's. */
+/* Prepares the services of reg (no process runs yet; reg is retained). 0 or -1. Thread: the
+ * loop's. */
 int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log);
-/* Starts the auto-start services and what they depend on. */
+/* Starts the auto-start services and groups and what they depend on. */
 void sw_supervisor_start(sw_supervisor *s);
 /* Graceful shutdown: dependents first, CANCEL then kill after stop_timeout, all bounded by
  * the shutdown timeout. `done` becomes true (and the loop is stopped) when nothing runs. */
 void sw_supervisor_shutdown(sw_supervisor *s);
-/* The operations the control socket will expose: start one service (and what it needs), stop
+/* The operations the control socket exposes: start one service (and what it needs), stop
  * one (its dependents first; it stays stopped), restart one (then its dependents). 0, or -1
  * if id names no service. */
 int sw_supervisor_start_one(sw_supervisor *s, const char *id);

@@ -138,10 +138,9 @@ static int count_events(fx *f, const char *id, const char *state)
 
 static sw_svc *svc(fx *f, const char *id)
 {
-    for (size_t i = 0; i < f->sup.n; i++)
-        if (strcmp(f->sup.svcs[i].entry->id, id) == 0) return &f->sup.svcs[i];
-    fail_msg("no service %s", id);
-    return NULL;
+    sw_svc *v = sw_supervisor_find(&f->sup, id);
+    if (!v) fail_msg("no service %s", id);
+    return v;
 }
 
 typedef bool (*cond_fn)(fx *f, const void *arg);
