@@ -32,13 +32,14 @@ Host.__index = Host
 local live = {} -- hosts to kill if a spec fails before they exit
 
 -- Starts `steward run APP --log-format json` in the background.
-local function launch(app, dir)
+-- `args`: more words for the command line (already quoted).
+local function launch(app, dir, args)
   local self = setmetatable({
     app = app, err = os.tmpname(), pidfile = os.tmpname(), rcfile = os.tmpname(),
     events = {}, offset = 0, partial = "", t0 = nil,
   }, Host)
   os.remove(self.rcfile)
-  local cmd = ("(%s run %s --log-format json >/dev/null 2>%s </dev/null & echo $! >%s; wait $!; echo $? >%s) " ..
+  local cmd = ("(%s run %s --log-format json" .. (args and " " .. args or "") .. " >/dev/null 2>%s </dev/null & echo $! >%s; wait $!; echo $? >%s) " ..
                ">/dev/null 2>&1 </dev/null &"):format(h.quote(h.steward), h.quote(dir or (SPEC .. "/apps/supervisor/" .. app)),
                                                       self.err, self.pidfile, self.rcfile)
   os.execute(cmd)
@@ -159,8 +160,8 @@ function Host:stop()
 end
 
 -- Runs fn(host) with a freshly launched app; the host is killed and its files removed after.
-local function with_app(app, fn, dir)
-  local host = launch(app, dir)
+local function with_app(app, fn, dir, args)
+  local host = launch(app, dir, args)
   local ok, err = pcall(fn, host)
   host:cleanup()
   if not ok then error(err, 0) end
