@@ -403,6 +403,29 @@ static void test_stop_one_middle(void **state)
     fx_close(f);
 }
 
+/* Restarting the middle of the chain: a (its dependent) stops first, b after; then b starts
+ * again, and a after it; c and d keep their pids. */
+static void test_restart_one_restarts_dependents_after(void **state)
+{
+    (void)state;
+    fx *f = fx_open(CHAIN);
+    await_state(f, "app:a", SW_SVC_RUNNING, 2000);
+    await_state(f, "app:d", SW_SVC_RUNNING, 2000);
+    uint64_t c_pid = svc(f, "app:c")->pid, d_pid = svc(f, "app:d")->pid, b_pid = svc(f, "app:b")->pid;
+    assert_int_equal(sw_supervisor_restart_one(&f->sup, "app:b"), 0);
+    await_count(f, "app:a", "running", 2, 3000);
+    assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
+    assert_before(f, "app:b", "stopped", 1, "app:b", "starting", 2);
+    assert_before(f, "app:b", "running", 2, "app:a", "starting", 2);
+    assert_int_equal(svc(f, "app:b")->state, SW_SVC_RUNNING);
+    assert_true(svc(f, "app:b")->pid != b_pid);
+    assert_int_equal(svc(f, "app:b")->restarts, 1);
+    assert_int_equal(svc(f, "app:c")->pid, c_pid);
+    assert_int_equal(svc(f, "app:d")->pid, d_pid);
+    assert_int_equal(sw_supervisor_restart_one(&f->sup, "app:nope"), -1);
+    fx_close(f);
+}
+
 /* ---- scenario 3, by hand: a `never` service that ended starts again when asked ---- */
 
 static void test_start_one_never_service_again(void **state)
@@ -469,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_start_one_during_backoff),
         cmocka_unit_test(test_stop_one_stops_dependents_first),
         cmocka_unit_test(test_stop_one_middle),
+        cmocka_unit_test(test_restart_one_restarts_dependents_after),
         cmocka_unit_test(test_start_one_never_service_again),
         cmocka_unit_test(test_unknown_ids),
         cmocka_unit_test(test_zero_delay_never_grows),
