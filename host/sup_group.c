@@ -187,10 +187,23 @@ void sup_want_group(sw_supervisor *s, sw_grp *g)
     for (size_t i = 0; i < g->n_members; i++) sup_want(s, g->members[i]->index);
 }
 
+/* Shutdown: a group whose members are all down is stopped. */
+static void settle_stopped(sw_grp *g)
+{
+    if (g->state == SW_SVC_STOPPED || g->state == SW_SVC_INACTIVE) return;
+    for (size_t i = 0; i < g->n_members; i++)
+        if (sup_active(g->members[i])) return;
+    grp_transition(g, SW_SVC_STOPPED, "shutdown");
+}
+
 void sup_groups_settle(sw_supervisor *s)
 {
     for (size_t k = 0; k < s->n_grps; k++) {
         sw_grp *g = s->grps[k];
+        if (s->shutting_down) {
+            settle_stopped(g);
+            continue;
+        }
         if (g->state != SW_SVC_STARTING || g->waiting || g->set_pending) continue;
         bool all = true;
         for (size_t i = 0; i < g->n_members && all; i++) all = started(g->members[i]) || g->members[i]->final;

@@ -444,6 +444,7 @@ static void check_shutdown(sw_supervisor *s)
     memset(all, 1, s->n);
     bool any = sup_stop_wave(s, all);
     free(all);
+    sup_groups_settle(s);
     if (any || s->n_retired || s->done) return;
     s->done = true;
     uv_timer_stop(&s->shutdown_timer);
