@@ -9,9 +9,6 @@
 #include "sup_internal.h"
 #include "units.h"
 
-/* A ring this long already means "practically unlimited" restarts per period. */
-#define WINDOW_CAP ((int64_t)1 << 16)
-
 /* ---- building the tree ---- */
 
 static void add_members(sw_grp *g, sw_grp *top)
@@ -37,10 +34,8 @@ static sw_grp *grp_new(sw_supervisor *s, const sw_entry *e)
     g->entry = e;
     g->sup = s;
     g->state = SW_SVC_INACTIVE;
-    int64_t cap = e->as.group.intensity < WINDOW_CAP ? e->as.group.intensity : WINDOW_CAP;
-    g->window = calloc(cap > 0 ? (size_t)cap : 1, sizeof *g->window);
     g->children = calloc(e->as.group.children.n ? e->as.group.children.n : 1, sizeof *g->children);
-    if (!g->window || !g->children) abort();
+    if (!g->children) abort();
     uv_timer_init(s->loop, &g->timer);
     uv_timer_init(s->loop, &g->set_timer);
     g->timer.data = g->set_timer.data = g;
@@ -93,7 +88,7 @@ static void grp_closed(uv_handle_t *h)
 {
     sw_grp *g = h->data;
     if (--g->open_timers) return;
-    free(g->window);
+    sw_window_free(&g->window);
     free(g->children);
     free(g->members);
     free(g);
@@ -215,21 +210,9 @@ void sup_groups_settle(sw_supervisor *s)
 
 /* ---- restarts ---- */
 
-/* Records a restart at now; true if it is one more than `intensity` within `period`. O(1):
- * the ring keeps the last `intensity` restart times, so its oldest says it all. */
 static bool window_exceeded(sw_grp *g, int64_t now)
 {
-    int64_t intensity = g->entry->as.group.intensity;
-    if (intensity <= 0) return true;
-    size_t cap = (size_t)(intensity < WINDOW_CAP ? intensity : WINDOW_CAP);
-    if (g->window_n < cap) {
-        g->window[(g->window_head + g->window_n++) % cap] = now;
-        return false;
-    }
-    if (now - g->window[g->window_head] < g->entry->as.group.period_ns) return true;
-    g->window[g->window_head] = now;
-    g->window_head = (g->window_head + 1) % cap;
-    return false;
+    return sw_window_add(&g->window, g->entry->as.group.intensity, g->entry->as.group.period_ns, now);
 }
 
 static int64_t next_delay(const sw_restart *r, int64_t *attempt)
@@ -277,7 +260,7 @@ static void group_fail(sw_grp *g, const char *why)
 {
     uv_timer_stop(&g->set_timer);
     g->set_pending = false;
-    g->window_n = g->window_head = 0; /* a restarted group starts with a fresh window */
+    sw_window_reset(&g->window); /* a restarted group starts with a fresh window */
     sw_child self = {.grp = g};
     hold_child(&self, g, NULL);
     const sw_lifecycle *lc = &g->entry->as.group.lifecycle;

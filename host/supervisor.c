@@ -69,7 +69,7 @@ static void post(sw_supervisor *s, sw_sup_msg *m)
     else s->head = m;
     s->tail = m;
     pthread_mutex_unlock(&s->lock);
-    uv_async_send(&s->wake);
+    sw_wake_send(&s->wake);
 }
 
 static void on_process_exit(void *arg, uint64_t pid, const sw_exit_info *info)
@@ -347,9 +347,9 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
     ended(v, m);
 }
 
-static void on_wake(uv_async_t *h)
+static void on_wake(sw_wake *w)
 {
-    sw_supervisor *s = h->data;
+    sw_supervisor *s = w->data;
     pthread_mutex_lock(&s->lock);
     sw_sup_msg *m = s->head;
     s->head = s->tail = NULL;
@@ -632,7 +632,7 @@ int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const 
     s->svcs = calloc(s->n ? s->n : 1, sizeof *s->svcs);
     if (!s->svcs) return -1;
     pthread_mutex_init(&s->lock, NULL);
-    uv_async_init(loop, &s->wake, on_wake);
+    if (sw_wake_init(loop, &s->wake, on_wake) != 0) return -1;
     s->wake.data = s;
     uv_timer_init(loop, &s->shutdown_timer);
     s->shutdown_timer.data = s;
@@ -658,7 +658,7 @@ void sw_supervisor_start(sw_supervisor *s)
 void sw_supervisor_close(sw_supervisor *s)
 {
     on_wake(&s->wake); /* free messages still queued */
-    uv_close((uv_handle_t *)&s->wake, NULL);
+    sw_wake_close(&s->wake, NULL);
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) sup_svc_free(s->svcs[i]);
     for (size_t i = 0; i < s->n_retired; i++) sup_svc_free(s->retired[i]);

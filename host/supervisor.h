@@ -2,7 +2,7 @@
  * dependencies run, restarted by policy with growing backoff, grouped under service.group
  * strategies, stopped dependents-first, and reloaded from disk. It lives on one libuv loop
  * (the main thread); worker threads tell it about exits and readiness through a locked queue
- * and a uv_async wake-up, so its state has one owner. */
+ * and a wake-up (wake.h), so its state has one owner. */
 #ifndef STEWARD_SUPERVISOR_H
 #define STEWARD_SUPERVISOR_H
 
@@ -13,7 +13,9 @@
 
 #include "log.h"
 #include "registry.h"
+#include "restart_window.h"
 #include "runtime.h"
+#include "wake.h"
 
 typedef enum {
     SW_SVC_INACTIVE, SW_SVC_STARTING, SW_SVC_RUNNING, SW_SVC_STOPPING, SW_SVC_STOPPED, SW_SVC_FAILED
@@ -81,8 +83,7 @@ struct sw_grp {
     bool final;                  /* failed for good */
     bool waiting;                /* its own restart is scheduled (timer) */
     bool set_pending;            /* a strategy restart of some children waits out set_timer */
-    int64_t *window;             /* the last `intensity` restart times (ring): O(1) per restart */
-    size_t window_n, window_head;
+    sw_window window;            /* its restart window */
     uv_timer_t timer, set_timer;
 };
 
@@ -102,7 +103,7 @@ struct sw_supervisor {
     size_t n_retired;
     pthread_mutex_t lock;        /* guards the message queue from workers */
     sw_sup_msg *head, *tail;
-    uv_async_t wake;
+    sw_wake wake;
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
