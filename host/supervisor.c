@@ -278,10 +278,11 @@ void sup_schedule_restart(sw_svc *v, const char *reason, sw_svc_state st)
 {
     const sw_restart *r = &v->entry->as.service.lifecycle.restart;
     int64_t delay = sw_backoff_delay(r, v->attempt + 1, rand() / ((double)RAND_MAX + 1));
-    v->waiting = true;
     v->next_attempt_at = sup_wall_ns() + delay;
     sup_transition(v, st, reason, delay); /* logged with the attempt that just ended */
     v->attempt++;
+    if (delay == 0) return; /* no timer: the reconcile after this end starts it again */
+    v->waiting = true;
     sup_arm(&v->timer, backoff_fired, delay);
 }
 
