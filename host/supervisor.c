@@ -141,29 +141,43 @@ int64_t sup_wall_ns(void)
     return tv.tv_sec * SW_NS_PER_S + (int64_t)tv.tv_usec * 1000;
 }
 
+/* The service's arguments, encoded once per entry (a restart reuses them). */
+static int service_args(sw_svc *v)
+{
+    if (v->args.of == v->entry) return 0;
+    sw_msgbuf args;
+    if (encode_input(v->entry, &args) != 0) {
+        sw_msgbuf_free(&args);
+        return -1;
+    }
+    free(v->args.data);
+    v->args.data = args.data;
+    v->args.len = args.len;
+    v->args.of = v->entry;
+    return 0;
+}
+
 static void start(sw_svc *v)
 {
     sw_supervisor *s = v->sup;
     if (v->run_start) v->restarts++;
     v->next_attempt_at = 0;
     const sw_service *svc = &v->entry->as.service;
-    sw_msgbuf args;
     char err[512];
     sup_transition(v, SW_SVC_STARTING, NULL, -1);
-    if (encode_input(v->entry, &args) != 0) {
-        sw_msgbuf_free(&args);
+    if (service_args(v) != 0) {
         v->final = true;
         sup_transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
         return;
     }
-    sw_spawn sp = {.entry = svc->process.target, .registry = s->reg, .service = v->entry->id, .args = args.data, .args_len = args.len,
+    sw_spawn sp = {.entry = svc->process.target, .registry = s->reg, .service = v->entry->id,
+                   .args = v->args.data, .args_len = v->args.len,
                    .on_exit = on_process_exit, .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? on_process_ready : NULL,
                    .cb_arg = v, .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
     v->killed_on_timeout = false;
     v->stop_requested = false;
     v->run_start = uv_hrtime();
     v->pid = sw_proc_spawn(s->rt, &sp, err, sizeof err);
-    sw_msgbuf_free(&args);
     if (!v->pid) {
         v->final = true;
         sup_transition(v, SW_SVC_FAILED, err, -1);
@@ -614,6 +628,7 @@ static void svc_closed(uv_handle_t *h)
     sw_svc *v = h->data;
     free(v->reason);
     free(v->dependents);
+    free(v->args.data);
     for (int k = 0; k < SW_SVC_ERRORS; k++) free(v->last_errors[k]);
     sw_registry_free(v->reg);
     free(v);

@@ -55,6 +55,11 @@ typedef struct sw_svc {
     uv_timer_t timer;            /* backoff, start timeout or stop timeout */
     size_t *dependents, n_dependents;
     size_t retired_level;        /* removed by a reload: its old start level (stops highest first) */
+    struct {                     /* the input list encoded as main's arguments, once per entry */
+        unsigned char *data;
+        size_t len;
+        const sw_entry *of;
+    } args;
 } sw_svc;
 
 /* A child of a group: a service or a group. */
