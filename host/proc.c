@@ -598,20 +598,28 @@ static void spawn_failed(sw_proc *p)
     sw_proc_release(p);
 }
 
-uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
+sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
 {
     sw_proc *p = proc_alloc(rt, s);
-    if (!p) { snprintf(err, errlen, "out of memory"); return 0; }
+    if (!p) { snprintf(err, errlen, "out of memory"); return NULL; }
     const sw_process_lua *pl = &s->entry->as.process_lua;
     sw_vm_limits lim = {(size_t)pl->limits.memory, (int)pl->limits.reductions, pl->jit};
     p->vm = sw_vm_new(&lim, p);
     if (!p->vm || copy_args(p, s) != 0) {
         snprintf(err, errlen, "out of memory");
         spawn_failed(p);
-        return 0;
+        return NULL;
     }
     sw_api_install(p->vm);
-    if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return 0; }
+    if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return NULL; }
+    return p;
+}
+
+void sw_proc_discard_prepared(sw_proc *p) { spawn_failed(p); }
+
+uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
+{
+    sw_runtime *rt = p->rt;
     sw_proc_retain(p); /* the pid table's reference */
     p->id = sw_pidtable_add(&rt->pids, p);
     sw_pid_format(p->id, p->pid, sizeof p->pid);
@@ -628,4 +636,10 @@ uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errl
     sw_worker_enqueue(p->worker, p);
     sw_proc_release(p); /* ours: the queue and the table hold it now */
     return id;
+}
+
+uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
+{
+    sw_proc *p = sw_proc_prepare(rt, s, err, errlen);
+    return p ? sw_proc_launch(p, s) : 0;
 }

@@ -102,6 +102,13 @@ struct sw_proc {
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in
  * err. Thread: any. */
 uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen);
+/* sw_proc_spawn in two steps, so the costly one can be done ahead of time: prepare creates the
+ * state and loads the chunk (NULL with err on failure); nobody can reach the process until
+ * launch gives it a pid and queues it (monitor_by, link_to, worker and pool are read then).
+ * A prepared process that is never launched is freed with sw_proc_discard_prepared. */
+sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen);
+uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s);
+void sw_proc_discard_prepared(sw_proc *p);
 
 void sw_proc_retain(sw_proc *p);
 void sw_proc_release(sw_proc *p);

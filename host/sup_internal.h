@@ -20,6 +20,8 @@ void sup_reconcile(sw_supervisor *s);
  * released. */
 void sup_continue_stops(sw_supervisor *s);
 bool sup_active(const sw_svc *v);
+/* Frees a prepared next run, if any. */
+void sup_drop_standby(sw_svc *v);
 /* CANCEL now (kill after stop_timeout), or cancel a scheduled restart. */
 void sup_begin_stop(sw_svc *v);
 /* Stops every service in set whose dependents and later siblings in set are down; true while

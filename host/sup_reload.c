@@ -20,6 +20,7 @@ static void retire(sw_supervisor *s, sw_svc *v, size_t level)
     if (!r) abort();
     s->retired = r;
     s->retired[s->n_retired++] = v;
+    sup_drop_standby(v);
     v->index = RETIRED;
     v->retired_level = level;
     v->wanted = false;

@@ -13,7 +13,7 @@
 #include "sup_internal.h"
 #include "units.h"
 
-typedef enum { MSG_EXIT, MSG_READY } msg_type;
+typedef enum { MSG_EXIT, MSG_READY, MSG_STANDBY } msg_type;
 
 struct sw_sup_msg {
     sw_sup_msg *next;
@@ -23,6 +23,8 @@ struct sw_sup_msg {
     sw_exit_kind kind;
     bool retryable;
     char *error;
+    sw_proc *proc;               /* MSG_STANDBY: the prepared process, or NULL */
+    const sw_entry *entry;       /* MSG_STANDBY: the service entry it was made for */
 };
 
 static const char *const state_names[] = {"inactive", "starting", "running", "stopping", "stopped", "failed"};
@@ -77,7 +79,8 @@ static void on_process_exit(void *arg, uint64_t pid, const sw_exit_info *info)
     sw_svc *v = arg;
     sw_sup_msg *m = calloc(1, sizeof *m);
     if (!m) return;
-    *m = (sw_sup_msg){NULL, MSG_EXIT, v, pid, info->kind, info->retryable, info->error ? strdup(info->error) : NULL};
+    *m = (sw_sup_msg){.type = MSG_EXIT, .svc = v, .pid = pid, .kind = info->kind, .retryable = info->retryable,
+                      .error = info->error ? strdup(info->error) : NULL};
     post(v->sup, m);
 }
 
@@ -157,6 +160,65 @@ static int service_args(sw_svc *v)
     return 0;
 }
 
+/* ---- standby: a crash-looping service's next run, prepared while this one runs ---- */
+
+void sup_drop_standby(sw_svc *v)
+{
+    if (!v->standby) return;
+    sw_proc_discard_prepared(v->standby);
+    v->standby = NULL;
+}
+
+/* The prepared process, if it was made for the current entry. */
+static sw_proc *take_standby(sw_svc *v)
+{
+    sw_proc *p = v->standby;
+    v->standby = NULL;
+    if (p && v->standby_of != v->entry) {
+        sw_proc_discard_prepared(p);
+        p = NULL;
+    }
+    return p;
+}
+
+/* Creating a LuaJIT state is most of a restart's cost: a service that keeps failing gets its
+ * next state made now, while this run is on a worker, so the restart itself only queues it. A
+ * service that runs stably has none (attempt is back to 0). */
+static void on_prepared(void *tag, sw_proc *p)
+{
+    sw_svc *v = tag;
+    sw_sup_msg *m = calloc(1, sizeof *m);
+    if (!m) {
+        if (p) sw_proc_discard_prepared(p);
+        return; /* v stays `preparing`: it just never gets a standby */
+    }
+    *m = (sw_sup_msg){.type = MSG_STANDBY, .svc = v, .proc = p, .entry = v->standby_of};
+    post(v->sup, m);
+}
+
+static void prepare_standby(sw_svc *v, const sw_spawn *sp)
+{
+    sw_supervisor *s = v->sup;
+    if (v->standby || v->preparing || v->attempt == 0 || s->shutting_down) return;
+    if (!s->preparer.started && sw_preparer_start(&s->preparer, s->rt, on_prepared) != 0) return;
+    v->standby_of = v->entry;
+    if (sw_preparer_submit(&s->preparer, sp, v) == 0) v->preparing = true;
+}
+
+/* A standby is back from the preparer: kept if it is still of use. */
+static void standby_arrived(sw_svc *v, sw_sup_msg *m)
+{
+    v->preparing = false;
+    bool keep = m->proc && !v->doomed && !v->standby && !v->final && !v->sup->shutting_down && m->entry == v->entry;
+    if (keep) {
+        v->standby = m->proc;
+        v->standby_of = m->entry;
+    } else if (m->proc) {
+        sw_proc_discard_prepared(m->proc);
+    }
+    if (v->doomed) sup_svc_free(v);
+}
+
 static void start(sw_svc *v)
 {
     sw_supervisor *s = v->sup;
@@ -177,12 +239,15 @@ static void start(sw_svc *v)
     v->killed_on_timeout = false;
     v->stop_requested = false;
     v->run_start = uv_hrtime();
-    v->pid = sw_proc_spawn(s->rt, &sp, err, sizeof err);
+    sw_proc *p = take_standby(v);
+    if (!p) p = sw_proc_prepare(s->rt, &sp, err, sizeof err);
+    v->pid = p ? sw_proc_launch(p, &sp) : 0;
     if (!v->pid) {
         v->final = true;
         sup_transition(v, SW_SVC_FAILED, err, -1);
         return;
     }
+    prepare_standby(v, &sp);
     if (svc->lifecycle.ready == SW_READY_SPAWN) {
         sup_transition(v, SW_SVC_RUNNING, NULL, -1);
         return;
@@ -344,6 +409,7 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
         v->final = true;
         sup_transition(v, st, reason, -1);
     }
+    if (v->final) sup_drop_standby(v);
     sup_continue_stops(v->sup);
     sup_reconcile(v->sup);
 }
@@ -351,6 +417,10 @@ static void ended(sw_svc *v, const sw_sup_msg *m)
 static void handle(sw_supervisor *s, sw_sup_msg *m)
 {
     sw_svc *v = m->svc;
+    if (m->type == MSG_STANDBY) {
+        standby_arrived(v, m);
+        return;
+    }
     if (m->pid != v->pid) return; /* about an earlier run */
     if (m->type == MSG_READY) {
         if (v->state != SW_SVC_STARTING) return;
@@ -391,6 +461,7 @@ static void stop_timeout_fired(uv_timer_t *t)
 void sup_begin_stop(sw_svc *v)
 {
     sw_supervisor *s = v->sup;
+    sup_drop_standby(v);
     if (v->waiting) { /* waiting to restart: nothing runs, just cancel the restart */
         uv_timer_stop(&v->timer);
         v->waiting = false;
@@ -462,6 +533,7 @@ static void check_shutdown(sw_supervisor *s)
     sup_groups_settle(s);
     if (any || s->n_retired || s->done) return;
     s->done = true;
+    sw_preparer_stop(&s->preparer); /* before the runtime goes; what it had comes back as messages */
     uv_timer_stop(&s->shutdown_timer);
     uv_stop(s->loop);
 }
@@ -489,6 +561,7 @@ void sw_supervisor_shutdown(sw_supervisor *s)
     sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
     tell(s, "STOPPING=1");
     sup_groups_cancel(s);
+    for (size_t i = 0; i < s->n; i++) sup_drop_standby(s->svcs[i]);
     sup_arm(&s->shutdown_timer, shutdown_timed_out, s->shutdown_timeout_ns);
     check_shutdown(s);
 }
@@ -626,6 +699,7 @@ sw_svc *sup_svc_new(sw_supervisor *s, size_t i)
 static void svc_closed(uv_handle_t *h)
 {
     sw_svc *v = h->data;
+    sup_drop_standby(v);
     free(v->reason);
     free(v->dependents);
     free(v->args.data);
@@ -634,7 +708,11 @@ static void svc_closed(uv_handle_t *h)
     free(v);
 }
 
-void sup_svc_free(sw_svc *v) { uv_close((uv_handle_t *)&v->timer, svc_closed); }
+void sup_svc_free(sw_svc *v)
+{
+    v->doomed = true;
+    if (!v->preparing) uv_close((uv_handle_t *)&v->timer, svc_closed); /* else when its standby is back */
+}
 
 int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log)
 {
@@ -673,7 +751,8 @@ void sw_supervisor_start(sw_supervisor *s)
 
 void sw_supervisor_close(sw_supervisor *s)
 {
-    on_wake(&s->wake); /* free messages still queued */
+    sw_preparer_stop(&s->preparer);
+    on_wake(&s->wake); /* free messages still queued (standbys are discarded: shutting down) */
     sw_wake_close(&s->wake, NULL);
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) sup_svc_free(s->svcs[i]);

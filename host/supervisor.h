@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "log.h"
+#include "preparer.h"
 #include "registry.h"
 #include "restart_window.h"
 #include "runtime.h"
@@ -55,6 +56,10 @@ typedef struct sw_svc {
     uv_timer_t timer;            /* backoff, start timeout or stop timeout */
     size_t *dependents, n_dependents;
     size_t retired_level;        /* removed by a reload: its old start level (stops highest first) */
+    struct sw_proc *standby;     /* in a crash loop: the next run, created ahead (preparer.h) */
+    const sw_entry *standby_of;  /* the entry it was made for */
+    bool preparing;              /* a standby is being made on the preparer's thread */
+    bool doomed;                 /* freed as soon as that standby comes back */
     struct {                     /* the input list encoded as main's arguments, once per entry */
         unsigned char *data;
         size_t len;
@@ -104,6 +109,7 @@ struct sw_supervisor {
     sw_grp **grps;
     size_t n_grps;
     sw_grp by_hand;              /* holds the services of a restart by hand */
+    sw_preparer preparer;        /* started at the first crash loop */
     sw_svc **retired;            /* removed by a reload, still stopping */
     size_t n_retired;
     pthread_mutex_t lock;        /* guards the message queue from workers */
