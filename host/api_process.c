@@ -146,6 +146,7 @@ static int spawn_with(lua_State *L, int flags)
     const char *host = luaL_optstring(L, 2, NULL);
     const sw_entry *e = spawn_entry(L, p, id);
     if (!e) return 2;
+    if (p->ctx.allowed && !p->ctx.allowed(L, "process.spawn", e->id)) return sw_push_denied(L, "process.spawn", e->id);
     char host_full[256];
     if (host && !strchr(host, ':')) { /* relative, as for the id: in the caller's namespace */
         snprintf(host_full, sizeof host_full, "%s:%s", p->entry->ns, host);
@@ -189,6 +190,8 @@ static int p_send(lua_State *L)
 {
     const char *dest = luaL_checkstring(L, 1);
     const char *topic = luaL_checkstring(L, 2);
+    const sw_proc_ctx *ctx = &sw_proc_of(L)->ctx;
+    if (ctx->allowed && !ctx->allowed(L, "process.send", dest)) return sw_push_denied(L, "process.send", dest);
     uint64_t to = sw_api_resolve(L, dest);
     if (!to) return fail(L, "no such process");
     char err[256];

@@ -612,7 +612,7 @@ uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errl
     sw_proc_retain(p); /* the pid table's reference */
     p->id = sw_pidtable_add(&rt->pids, p);
     sw_pid_format(p->id, p->pid, sizeof p->pid);
-    p->ctx = (sw_proc_ctx){p->pid, p->service, rt->registry, rt->log};
+    p->ctx = (sw_proc_ctx){p->pid, p->service, rt->registry, rt->log, sw_security_allowed};
     if (s->monitor_by) {
         pidvec_push(&p->watchers, s->monitor_by);
         pidvec_push(&p->watcher_refs, s->monitor_ref);
