@@ -1,0 +1,36 @@
+local function out(...) print(table.concat({ "worker", ... }, " ")) end
+
+return function()
+  out("can_any=" .. tostring(security.can("anything.at.all", "thing:1")))
+  out("doc_own=" .. tostring(security.can("doc.write", "doc:1", { owner = "svc:worker" })),
+      "doc_other=" .. tostring(security.can("doc.write", "doc:1", { owner = "svc:admin" })),
+      "doc_nometa=" .. tostring(security.can("doc.write", "doc:1")))
+  -- S10: the module is read-only, and the host's own checks still deny
+  local ok, err = pcall(function() security.can = function() return true end end)
+  out("s10_write=" .. tostring(ok), "err=" .. tostring(err))
+  out("s10_can=" .. tostring(security.can("anything.at.all", "thing:1")))
+  local _, serr = process.spawn("other")
+  out("s10_spawn_other=" .. tostring(serr))
+  -- S12: the actor's meta is a copy
+  local m = security.actor():meta()
+  m.role = "admin"
+  out("s12_can=" .. tostring(security.can("anything.at.all", "thing:1")), "s12_role=" .. security.actor():meta().role)
+  out("team=" .. security.actor():meta().team.name)
+  -- guarded calls: allowed and denied
+  local e, gerr = registry.get("app:public_settings")
+  out("get_public=" .. tostring(e and e.data.data.color), tostring(gerr))
+  e, gerr = registry.get("app:secret_settings")
+  out("get_secret=" .. tostring(e), tostring(gerr))
+  e, gerr = registry.get("app:no_such_entry")
+  out("get_missing=" .. tostring(e), tostring(gerr))
+  local found = {}
+  for _, x in ipairs(registry.find({ kind = "registry.entry" })) do found[#found + 1] = x.id end
+  out("find=" .. table.concat(found, ","))
+  process.registry.register("worker_box")
+  out("send_box=" .. tostring(process.send("worker_box", "hi")))
+  local sok, sendr = process.send(process.pid(), "hi")
+  out("send_pid=" .. tostring(sok), tostring(sendr))
+  local pid, cerr = process.spawn("child", nil, "worker")
+  out("spawn_child=" .. type(pid), tostring(cerr))
+  out("done")
+end
