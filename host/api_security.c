@@ -116,25 +116,25 @@ static bool lua_item(const sw_sec_value *c, size_t i, sw_sec_value *out)
 
 /* ---- can / check ---- */
 
-static const char *check_name(lua_State *L, int idx)
+static const char *check_name(lua_State *L, int idx, size_t *len)
 {
-    size_t len;
     if (lua_type(L, idx) != LUA_TSTRING) luaL_typerror(L, idx, "string");
-    const char *s = lua_tolstring(L, idx, &len);
-    if (strlen(s) != len) luaL_argerror(L, idx, "must not contain a NUL byte");
+    const char *s = lua_tolstring(L, idx, len);
+    if (memchr(s, 0, *len)) luaL_argerror(L, idx, "must not contain a NUL byte");
     return s;
 }
 
 static sw_sec_decision decide(lua_State *L)
 {
     sec_cache *c = lua_touserdata(L, lua_upvalueindex(1));
-    const char *action = check_name(L, 1), *resource = check_name(L, 2);
+    size_t alen, rlen;
+    const char *action = check_name(L, 1, &alen), *resource = check_name(L, 2, &rlen);
     int t = lua_type(L, 3);
     if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TTABLE) luaL_typerror(L, 3, "table or nil");
     sw_sec_value meta = {.type = SW_SV_CONTAINER, .src = &lua_source, .ref = L, .idx = 3};
     int top = lua_gettop(L);
-    sw_sec_decision d = sw_security_check(current_ctx(c), !c->rt->security_relaxed, action, resource,
-                                          t == LUA_TTABLE ? &meta : NULL);
+    sw_sec_decision d = sw_security_check_len(current_ctx(c), !c->rt->security_relaxed, action, alen, resource, rlen,
+                                              t == LUA_TTABLE ? &meta : NULL);
     lua_settop(L, top);
     return d;
 }

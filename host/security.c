@@ -15,7 +15,9 @@ static void compile_patterns(sw_arena *a, const sw_strlist *in, sec_pattern **ou
         const char *p = in->v[i];
         size_t len = strlen(p);
         bool prefix = len > 0 && p[len - 1] == '*';
-        (*out)[i] = (sec_pattern){p, prefix ? len - 1 : len, prefix};
+        sec_pattern *pt = &(*out)[i];
+        *pt = (sec_pattern){p, prefix ? len - 1 : len, prefix, 0, 0};
+        pt->head = sec_head(p, pt->len, &pt->mask);
     }
 }
 
@@ -87,9 +89,10 @@ static void compile_ctx(sw_security_set *s, const sw_entry *svc, bool *chosen)
     choose_policies(s, sc, chosen);
     size_t n = 0;
     for (size_t i = 0; i < s->n_policies; i++) n += chosen[i];
-    ctx->policies = sw_arena_alloc(&s->arena, (n ? n : 1) * sizeof *ctx->policies);
+    sw_sec_policy *policies = sw_arena_alloc(&s->arena, (n ? n : 1) * sizeof *policies);
+    ctx->policies = policies;
     for (size_t i = 0; i < s->n_policies; i++)
-        if (chosen[i]) ctx->policies[ctx->n++] = &s->policies[i];
+        if (chosen[i]) policies[ctx->n++] = s->policies[i];
     sw_strmap_put(&s->services, svc->id, ctx);
 }
 
@@ -161,4 +164,4 @@ const sw_sec_ctx *sw_security_ctx_of(const sw_security_set *s, const char *servi
 
 const sw_registry *sw_security_registry(const sw_security_set *s) { return s->reg; }
 
-const sw_entry *sw_sec_policy_entry(const sw_sec_policy *p) { return p->entry; }
+const sw_entry *sw_sec_ctx_policy(const sw_sec_ctx *ctx, size_t i) { return ctx->policies[i].entry; }

@@ -53,7 +53,7 @@ typedef struct sw_sec_ctx {
     const char *actor_id;        /* NULL: no actor */
     const sw_node *actor_meta;   /* a mapping, or NULL */
     size_t n;
-    const sw_sec_policy **policies;
+    const sw_sec_policy *policies; /* copies, so a check reads them in one sequential pass */
 } sw_sec_ctx;
 
 typedef struct sw_security_set sw_security_set;
@@ -76,8 +76,11 @@ const sw_registry *sw_security_registry(const sw_security_set *s);
  * (no meta given). Allocates nothing; thread-safe. */
 sw_sec_decision sw_security_check(const sw_sec_ctx *ctx, bool strict, const char *action, const char *resource,
                                   const sw_sec_value *meta);
+/* The same with the lengths known (no strlen). */
+sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const char *action, size_t action_len,
+                                      const char *resource, size_t resource_len, const sw_sec_value *meta);
 
-/* The policy entry a compiled policy came from (for `graph --why`). */
-const sw_entry *sw_sec_policy_entry(const sw_sec_policy *p);
+/* The entry of the i-th policy of a context (for `graph --why`). */
+const sw_entry *sw_sec_ctx_policy(const sw_sec_ctx *ctx, size_t i);
 
 #endif

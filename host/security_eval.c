@@ -64,6 +64,7 @@ typedef struct check_args {
     const sw_sec_ctx *ctx;
     const char *action, *resource;
     size_t action_len, resource_len;
+    uint64_t action_head, resource_head;
     const sw_sec_value *meta;
 } check_args;
 
@@ -221,12 +222,12 @@ static cres eval_cond(const sec_cond *c, const check_args *a)
 
 /* ---- policies ---- */
 
-static bool pattern_match(const sec_pattern *p, size_t n, const char *s, size_t len)
+static bool pattern_match(const sec_pattern *p, size_t n, const char *s, size_t len, uint64_t head)
 {
     for (size_t i = 0; i < n; i++) {
-        if (p[i].prefix ? len >= p[i].len && memcmp(s, p[i].lit, p[i].len) == 0
-                        : len == p[i].len && memcmp(s, p[i].lit, len) == 0)
-            return true;
+        if ((head & p[i].mask) != p[i].head) continue;
+        if (p[i].prefix ? len < p[i].len : len != p[i].len) continue;
+        if (p[i].len <= 8 || memcmp(s + 8, p[i].lit + 8, p[i].len - 8) == 0) return true;
     }
     return false;
 }
@@ -234,8 +235,8 @@ static bool pattern_match(const sec_pattern *p, size_t n, const char *s, size_t 
 /* All conditions hold; a type error counts as holding for a deny and not for an allow. */
 static bool applies(const sw_sec_policy *p, const check_args *a)
 {
-    if (!pattern_match(p->actions, p->n_actions, a->action, a->action_len)) return false;
-    if (!pattern_match(p->resources, p->n_resources, a->resource, a->resource_len)) return false;
+    if (!pattern_match(p->actions, p->n_actions, a->action, a->action_len, a->action_head)) return false;
+    if (!pattern_match(p->resources, p->n_resources, a->resource, a->resource_len, a->resource_head)) return false;
     for (size_t i = 0; i < p->n_conds; i++) {
         cres r = eval_cond(&p->conds[i], a);
         if (r == C_FALSE || (r == C_ERROR && !p->deny)) return false;
@@ -246,11 +247,18 @@ static bool applies(const sw_sec_policy *p, const check_args *a)
 sw_sec_decision sw_security_check(const sw_sec_ctx *ctx, bool strict, const char *action, const char *resource,
                                   const sw_sec_value *meta)
 {
+    return sw_security_check_len(ctx, strict, action, strlen(action), resource, strlen(resource), meta);
+}
+
+sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const char *action, size_t action_len,
+                                      const char *resource, size_t resource_len, const sw_sec_value *meta)
+{
     if (!ctx || !ctx->actor_id) return strict ? SW_SEC_DENY : SW_SEC_ALLOW;
-    check_args a = {ctx, action, resource, strlen(action), strlen(resource), meta};
+    check_args a = {ctx, action, resource, action_len, resource_len, sec_head(action, action_len, NULL),
+                    sec_head(resource, resource_len, NULL), meta};
     bool allowed = false;
     for (size_t i = 0; i < ctx->n; i++) {
-        const sw_sec_policy *p = ctx->policies[i];
+        const sw_sec_policy *p = &ctx->policies[i];
         if (!p->deny && allowed) continue; /* only a deny can change the answer now */
         if (!applies(p, &a)) continue;
         if (p->deny) return SW_SEC_DENY;

@@ -4,18 +4,32 @@
 #define STEWARD_SECURITY_SET_H
 
 #include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
 #include "security.h"
 
-/* "*" (prefix with len 0), a literal, or a literal prefix (a trailing "*"). */
+/* "*" (prefix with len 0), a literal, or a literal prefix (a trailing "*"). head/mask hold
+ * its first (up to) 8 bytes so most mismatches cost one compare of two words. */
 typedef struct sec_pattern {
     const char *lit;
     size_t len;
     bool prefix;
+    uint64_t head, mask;
 } sec_pattern;
+
+/* The first min(len, 8) bytes of s as a word (the rest zero), and the mask of those bytes. */
+static inline uint64_t sec_head(const char *s, size_t len, uint64_t *mask)
+{
+    uint64_t h = 0;
+    size_t n = len < 8 ? len : 8;
+    memcpy(&h, s, n);
+    if (mask) *mask = n == 8 ? ~(uint64_t)0 : (((uint64_t)1 << (n * 8)) - 1);
+    return h;
+}
 
 typedef struct sec_cond {
     const sw_field_path *field;

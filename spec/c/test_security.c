@@ -274,9 +274,9 @@ static void test_groups_dedup(void **state)
     sw_security_set *set = sw_security_compile(r, err, sizeof err);
     const sw_sec_ctx *ctx = sw_security_ctx_of(set, "t:s");
     assert_int_equal(ctx->n, 3);
-    assert_string_equal(sw_sec_policy_entry(ctx->policies[0])->id, "t:a");
-    assert_string_equal(sw_sec_policy_entry(ctx->policies[1])->id, "t:b");
-    assert_string_equal(sw_sec_policy_entry(ctx->policies[2])->id, "t:c");
+    assert_string_equal(sw_sec_ctx_policy(ctx, 0)->id, "t:a");
+    assert_string_equal(sw_sec_ctx_policy(ctx, 1)->id, "t:b");
+    assert_string_equal(sw_sec_ctx_policy(ctx, 2)->id, "t:c");
     sw_security_release(set);
     sw_registry_free(r);
 }
