@@ -22,8 +22,8 @@ local function complete(text)
   return true
 end
 
--- Starts the app, waits for every final report, stops it; returns {lines = set, stderr, code}.
-local function run_app(config_text)
+-- Starts the app, waits for every final report, stops it; returns {lines = set, stdout, stderr}.
+local function run_app(config_text, app, done)
   local out, err, rc = os.tmpname(), os.tmpname(), os.tmpname()
   local opts = ""
   local cfg
@@ -35,11 +35,12 @@ local function run_app(config_text)
     opts = "--config " .. h.quote(cfg)
   end
   local cmd = ("%s run %s %s --log-format json >%s 2>%s </dev/null & echo $! >%s"):format(
-    h.quote(h.steward), h.quote(APP), opts, out, err, rc)
+    h.quote(h.steward), h.quote(app or APP), opts, out, err, rc)
   os.execute("(" .. cmd .. ") >/dev/null 2>&1")
   local pid = tonumber(h.read(rc))
   local deadline = os.time() + DEADLINE
-  while not complete(h.read(out)) and os.time() < deadline do os.execute("sleep 0.05") end
+  done = done or function() return complete(h.read(out)) end
+  while not done(out, err) and os.time() < deadline do os.execute("sleep 0.05") end
   os.execute("kill -TERM " .. pid .. " 2>/dev/null; while kill -0 " .. pid .. " 2>/dev/null; do sleep 0.05; done")
   local r = { stdout = h.read(out), stderr = h.read(err), lines = {} }
   for line in r.stdout:gmatch("[^\n]+") do r.lines[line] = true end
@@ -147,6 +148,51 @@ describe("security", function()
         "spawn_other=permission denied: process.spawn on app:other " ..
         "get_secret=permission denied: registry.read on app:secret_settings")
     end)
+  end)
+
+  it("graph --why shows each service's actor and policies with where they come from", function()
+    local r = h.run("graph", APP, "--why")
+    assert.are.equal(0, r.code, r.stderr)
+    assert.are.equal(table.concat({
+      "level 0:",
+      "  app:admin",
+      "    actor svc:admin",
+      "    policy allow app:everything_for_admins  (lifecycle.security.policies)",
+      "    policy deny app:never_delete  (lifecycle.security.policies)",
+      "  app:worker",
+      "    actor svc:worker",
+      "    policy allow app:everything_for_admins  (lifecycle.security.policies)",
+      "    policy allow app:spawn_child  (lifecycle.security.groups app:workers)",
+      "    policy allow app:read_public  (lifecycle.security.groups app:workers)",
+      "    policy allow app:send_own_box  (lifecycle.security.groups app:workers)",
+      "    policy allow app:docs_by_owner  (lifecycle.security.groups app:workers)",
+      "  app:plain",
+      "  app:noactor",
+      "    no actor (strict mode denies every check)",
+      "    policy allow app:everything_for_admins  (lifecycle.security.policies)",
+    }, "\n") .. "\n", r.stdout)
+  end)
+
+  it("examples/security passes check; its log shows the worker denied what the admin may do", function()
+    local EX = "examples/security"
+    assert.are.equal(0, h.run("check", EX).code)
+    local r = run_app(nil, EX, function(_, err)
+      local _, n = h.read(err):gsub('"msg":"tasks done"', "")
+      return n >= 2
+    end)
+    local seen = {}
+    for line in r.stderr:gmatch("[^\n]+") do
+      local level, msg, svc = line:match('"level":"(%a+)","msg":"([^"]+)".-"service":"demo:(%a+)"')
+      if svc then seen[msg .. " " .. level .. " " .. svc] = line end
+    end
+    for _, want in ipairs({
+      "read demo:credentials info admin", "read demo:credentials warn worker",
+      "spawn demo:cleanup info admin", "spawn demo:cleanup warn worker",
+      "doc.write doc:2 info admin", "doc.write doc:2 warn worker",
+    }) do
+      assert.is_truthy(seen[want], "no log line: " .. want .. "\n" .. r.stderr)
+    end
+    assert.is_truthy(r.stderr:find('permission denied: process.spawn on demo:cleanup', 1, true))
   end)
 
   it("logs no error", function()
