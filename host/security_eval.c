@@ -222,7 +222,7 @@ static cres eval_cond(const sec_cond *c, const check_args *a)
 
 /* ---- policies ---- */
 
-static bool pattern_match(const sec_pattern *p, size_t n, const char *s, size_t len, uint64_t head)
+static inline __attribute__((always_inline)) bool pattern_match(const sec_pattern *p, size_t n, const char *s, size_t len, uint64_t head)
 {
     for (size_t i = 0; i < n; i++) {
         if ((head & p[i].mask) != p[i].head) continue;

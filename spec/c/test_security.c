@@ -12,6 +12,10 @@
 
 #include <cmocka.h>
 
+#include <lauxlib.h>
+
+#include "message.h"
+#include "proc.h"
 #include "registry_helpers.h"
 #include "runtime.h"
 #include "security.h"
@@ -286,6 +290,18 @@ static void test_groups_dedup(void **state)
 #define APP_VERSION(effect)                                                                       \
     "namespace: t\nentries:\n"                                                                    \
     "  - { name: proc, kind: process.lua, source: 'return 1' }\n"                                 \
+    "  - name: loop\n    kind: process.lua\n    source: |\n"                                       \
+    "      return function()\n"                                                                    \
+    "        local seen, last, changes = { allow = 0, deny = 0 }, nil, 0\n"                         \
+    "        for i = 1, 20000000 do\n"                                                             \
+    "          local d = security.check('job.run', 'queue:a')\n"                                   \
+    "          seen[d] = (seen[d] or 0) + 1\n"                                                     \
+    "          if d ~= last then changes, last = changes + 1, d end\n"                             \
+    "          if changes >= 20 then break end\n"                                                  \
+    "        end\n"                                                                                \
+    "        local n = 0 for _ in pairs(seen) do n = n + 1 end\n"                                  \
+    "        return ('%d %d %d %d'):format(seen.allow, seen.deny, n, changes)\n"                   \
+    "      end\n"                                                                                  \
     "  - { name: base, kind: security.policy, policy: { actions: job.run, resources: '*', effect: allow } }\n" \
     "  - { name: flip, kind: security.policy, policy: { actions: job.run, resources: 'queue:*', effect: " effect " } }\n" \
     "  - { name: s, kind: process.service, process: proc,\n"                                      \
@@ -351,6 +367,56 @@ static void test_publish_while_checking(void **state)
     sw_registry_free(deny);
 }
 
+/* ---- the same with a real process checking from Lua ---- */
+
+typedef struct waiter {
+    atomic_bool done;
+    char result[128];
+} waiter;
+
+static void on_exit_cb(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    (void)pid;
+    waiter *w = arg;
+    lua_State *L = luaL_newstate();
+    if (info->kind == SW_EXIT_OK && sw_msg_decode(L, info->result, info->result_len) == 1) {
+        lua_getfield(L, -1, "value");
+        snprintf(w->result, sizeof w->result, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    } else {
+        snprintf(w->result, sizeof w->result, "failed: %s", info->error ? info->error : "?");
+    }
+    lua_close(L);
+    atomic_store(&w->done, true);
+}
+
+static void test_publish_while_a_process_checks(void **state)
+{
+    (void)state;
+    sw_registry *allow = t_must_load(APP_VERSION("allow"));
+    sw_registry *deny = t_must_load(APP_VERSION("deny"));
+    sw_runtime_config cfg = {.workers = 1};
+    sw_runtime *rt = sw_runtime_new(allow, NULL, &cfg);
+    assert_non_null(rt);
+    waiter w = {false, ""};
+    sw_spawn s = {.entry = sw_registry_get(allow, "t:loop"), .service = "t:s", .on_exit = on_exit_cb, .cb_arg = &w};
+    char err[256];
+    assert_true(sw_proc_spawn(rt, &s, err, sizeof err) != 0);
+    for (int i = 0; !atomic_load(&w.done); i++) {
+        sw_security_set *next = sw_security_compile(i % 2 ? allow : deny, err, sizeof err);
+        sw_runtime_set_security(rt, next);
+        usleep(300);
+    }
+    long allowed = 0, denied = 0, kinds = 0, changes = 0;
+    print_message("process: %s (allow deny kinds changes)\n", w.result);
+    assert_int_equal(sscanf(w.result, "%ld %ld %ld %ld", &allowed, &denied, &kinds, &changes), 4);
+    assert_int_equal(kinds, 2);           /* never anything but "allow" and "deny" */
+    assert_true(changes >= 20);           /* it saw the publishes on its next checks */
+    assert_true(allowed > 0 && denied > 0);
+    sw_runtime_free(rt);
+    sw_registry_free(allow);
+    sw_registry_free(deny);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_strict_mode),
         cmocka_unit_test(test_groups_dedup),
         cmocka_unit_test(test_publish_while_checking),
+        cmocka_unit_test(test_publish_while_a_process_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
