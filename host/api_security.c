@@ -209,6 +209,7 @@ static int l_actor(lua_State *L)
 
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
 {
+    if (!sw_proc_ctx_of(L)->service) return true; /* not a service's process: no context */
     sec_cache *c = push_cache(L);
     const sw_sec_ctx *ctx = current_ctx(c);
     lua_pop(L, 1);

@@ -81,6 +81,8 @@ describe("security", function()
 
     it("reads the call's meta in place, with value_from the actor id", function()
       has(strict, "worker doc_own=true doc_other=false doc_nometa=false")
+      has(strict, "worker contains_list=true contains_miss=false contains_str=true contains_num=false")
+      has(strict, "worker nested=true nested_low=false nested_str=false nested_flat=false nested_fn=false")
     end)
 
     it("gives the actor's id and a copy of its meta", function()
@@ -89,7 +91,7 @@ describe("security", function()
     end)
 
     it("is read-only, and the host's own checks still deny (S10)", function()
-      has(strict, "worker s10_write=false err=" .. APP .. "/src/worker.lua:9: attempt to modify a read-only host module (field 'can')")
+      has(strict, "worker s10_write=false err=" .. APP .. "/src/worker.lua:20: attempt to modify a read-only host module (field 'can')")
       has(strict, "worker s10_can=false")
       has(strict, "worker s10_spawn_other=permission denied: process.spawn on app:other")
     end)
@@ -166,6 +168,8 @@ describe("security", function()
       "    policy allow app:read_public  (lifecycle.security.groups app:workers)",
       "    policy allow app:send_own_box  (lifecycle.security.groups app:workers)",
       "    policy allow app:docs_by_owner  (lifecycle.security.groups app:workers)",
+      "    policy allow app:tagged  (lifecycle.security.groups app:workers)",
+      "    policy allow app:nested  (lifecycle.security.groups app:workers)",
       "  app:plain",
       "  app:noactor",
       "    no actor (strict mode denies every check)",

@@ -5,6 +5,17 @@ return function()
   out("doc_own=" .. tostring(security.can("doc.write", "doc:1", { owner = "svc:worker" })),
       "doc_other=" .. tostring(security.can("doc.write", "doc:1", { owner = "svc:admin" })),
       "doc_nometa=" .. tostring(security.can("doc.write", "doc:1")))
+  -- the call's meta, read in place: lists, strings and nested tables
+  local function can(action, meta) return tostring(security.can(action, "x", meta)) end
+  out("contains_list=" .. can("job.tagged", { tags = { "low", "urgent" } }),
+      "contains_miss=" .. can("job.tagged", { tags = { "low" } }),
+      "contains_str=" .. can("job.tagged", { tags = "urgently" }),
+      "contains_num=" .. can("job.tagged", { tags = 5 }))
+  out("nested=" .. can("job.nested", { req = { level = 3 } }),
+      "nested_low=" .. can("job.nested", { req = { level = 1 } }),
+      "nested_str=" .. can("job.nested", { req = { level = "3" } }),
+      "nested_flat=" .. can("job.nested", { req = 3 }),
+      "nested_fn=" .. can("job.nested", { req = { level = print } }))
   -- S10: the module is read-only, and the host's own checks still deny
   local ok, err = pcall(function() security.can = function() return true end end)
   out("s10_write=" .. tostring(ok), "err=" .. tostring(err))
