@@ -41,7 +41,10 @@ local function run_app(config_text, app, done)
   local deadline = os.time() + DEADLINE
   done = done or function() return complete(h.read(out)) end
   while not done(out, err) and os.time() < deadline do os.execute("sleep 0.05") end
-  os.execute("kill -TERM " .. pid .. " 2>/dev/null; while kill -0 " .. pid .. " 2>/dev/null; do sleep 0.05; done")
+  -- Stopped once the log says so (the exited process may linger a while as a zombie here).
+  os.execute("kill -TERM " .. pid .. " 2>/dev/null")
+  deadline = os.time() + DEADLINE
+  while not h.read(err):find('"msg":"stopped"', 1, true) and os.time() < deadline do os.execute("sleep 0.05") end
   local r = { stdout = h.read(out), stderr = h.read(err), lines = {} }
   for line in r.stdout:gmatch("[^\n]+") do r.lines[line] = true end
   for _, p in ipairs({ out, err, rc, cfg }) do os.remove(p) end
