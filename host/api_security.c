@@ -25,7 +25,7 @@ typedef struct sec_cache {
     const sw_sec_ctx *ctx;        /* the service's context in set, or NULL */
 } sec_cache;
 
-static const char cache_key = 0, actor_mt_key = 0;
+static const char cache_key = 0, cache_mt_key = 0, actor_mt_key = 0; /* addresses as registry keys */
 
 static int cache_gc(lua_State *L)
 {
@@ -53,7 +53,7 @@ static sec_cache *push_cache(lua_State *L)
     sec_cache *c = lua_newuserdata(L, sizeof *c);
     sw_proc *p = sw_proc_of(L);
     *c = (sec_cache){p->rt, p->service, NULL, NULL};
-    sw_api_push_metatable(L, &cache_key + 1, cache_mt_init);
+    sw_api_push_metatable(L, &cache_mt_key, cache_mt_init);
     lua_setmetatable(L, -2);
     lua_pushlightuserdata(L, (void *)&cache_key);
     lua_pushvalue(L, -2);
