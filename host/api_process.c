@@ -130,6 +130,11 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
 {
     char full[256];
     if (!strchr(id, ':')) snprintf(full, sizeof full, "%s:%s", p->entry->ns, id), id = full;
+    /* Guarded before the lookup, so a denied process cannot learn which ids exist. */
+    if (p->ctx.allowed && !p->ctx.allowed(L, "process.spawn", id)) {
+        sw_push_denied(L, "process.spawn", id);
+        return NULL;
+    }
     const sw_entry *e = sw_registry_get(p->rt->registry, id);
     if (!e || e->kind != SW_KIND_PROCESS_LUA) {
         lua_pushnil(L);
@@ -146,7 +151,6 @@ static int spawn_with(lua_State *L, int flags)
     const char *host = luaL_optstring(L, 2, NULL);
     const sw_entry *e = spawn_entry(L, p, id);
     if (!e) return 2;
-    if (p->ctx.allowed && !p->ctx.allowed(L, "process.spawn", e->id)) return sw_push_denied(L, "process.spawn", e->id);
     char host_full[256];
     if (host && !strchr(host, ':')) { /* relative, as for the id: in the caller's namespace */
         snprintf(host_full, sizeof host_full, "%s:%s", p->entry->ns, host);

@@ -123,6 +123,8 @@ describe("security", function()
     it("process.spawn: allowed by policy, else permission denied naming the entry", function()
       has(strict, "admin spawn_other=string nil")
       has(strict, "worker spawn_child=string nil")
+      -- checked before the lookup: a denied process cannot probe which ids exist
+      has(strict, "worker spawn_missing=permission denied: process.spawn on app:no_such_process")
     end)
 
     it("process.send: the target as given (a name allowed, a pid denied)", function()
