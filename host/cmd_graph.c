@@ -32,7 +32,9 @@ static void print_security(const sw_security_set *set, const sw_entry *svc)
 {
     const sw_sec_ctx *ctx = sw_security_ctx_of(set, svc->id);
     if (!ctx) return;
-    const sw_security_ctx *sc = &svc->as.service.lifecycle.security;
+    const sw_entry *from = svc;
+    const sw_security_ctx *sc = sw_security_declared(svc, &from);
+    if (from != svc) printf("    security from group %s\n", from->id);
     if (ctx->actor_id) printf("    actor %s\n", ctx->actor_id);
     else printf("    no actor (strict mode denies every check)\n");
     for (size_t i = 0; i < ctx->n; i++) {

@@ -78,9 +78,20 @@ static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc,
     }
 }
 
-static void compile_ctx(sw_security_set *s, const sw_entry *svc, bool *chosen)
+const sw_security_ctx *sw_security_declared(const sw_entry *svc, const sw_entry **from)
 {
-    const sw_security_ctx *sc = &svc->as.service.lifecycle.security;
+    for (const sw_entry *e = svc; e; e = e->parent) {
+        const sw_security_ctx *sc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle.security
+                                                               : &e->as.group.lifecycle.security;
+        if (!sc->present) continue;
+        if (from) *from = e;
+        return sc;
+    }
+    return NULL;
+}
+
+static void compile_ctx(sw_security_set *s, const sw_entry *svc, const sw_security_ctx *sc, bool *chosen)
+{
     sw_sec_ctx *ctx = sw_arena_alloc(&s->arena, sizeof *ctx);
     ctx->service = svc->id;
     ctx->actor_id = sc->actor_id;
@@ -140,7 +151,8 @@ sw_security_set *sw_security_compile(const sw_registry *reg, char *err, size_t e
     if (!chosen) abort();
     for (size_t i = 0; i < reg->n_entries; i++) {
         const sw_entry *e = reg->entries[i];
-        if (e->kind == SW_KIND_SERVICE && e->as.service.lifecycle.security.present) compile_ctx(s, e, chosen);
+        const sw_security_ctx *sc = e->kind == SW_KIND_SERVICE ? sw_security_declared(e, NULL) : NULL;
+        if (sc) compile_ctx(s, e, sc, chosen);
     }
     free(chosen);
     return s;

@@ -66,7 +66,11 @@ sw_security_set *sw_security_retain(sw_security_set *s);
 /* Drops one reference; the last frees the set and releases its snapshot. NULL is ignored. */
 void sw_security_release(sw_security_set *s);
 
-/* The context of a service, or NULL if it has no lifecycle.security. */
+/* The lifecycle.security a service runs with: its own, else that of the nearest service.group
+ * that contains it (and `from` = that entry); NULL if none declares one. */
+const sw_security_ctx *sw_security_declared(const sw_entry *svc, const sw_entry **from);
+
+/* The context of a service, or NULL if it has no lifecycle.security (nor a group of it). */
 const sw_sec_ctx *sw_security_ctx_of(const sw_security_set *s, const char *service_id);
 /* The registry snapshot the set was compiled from. */
 const sw_registry *sw_security_registry(const sw_security_set *s);

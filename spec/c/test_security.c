@@ -285,6 +285,37 @@ static void test_groups_dedup(void **state)
     sw_registry_free(r);
 }
 
+/* A service without lifecycle.security runs with that of the nearest group containing it. */
+static void test_group_context(void **state)
+{
+    (void)state;
+    sw_registry *r = t_must_load(
+        "namespace: t\nentries:\n"
+        "  - { name: proc, kind: process.lua, source: 'return 1' }\n"
+        "  - { name: a, kind: security.policy, policy: { actions: a, resources: '*', effect: allow } }\n"
+        "  - { name: b, kind: security.policy, policy: { actions: b, resources: '*', effect: allow } }\n"
+        "  - { name: outer, kind: service.group, children: [inner],\n"
+        "      lifecycle: { security: { actor: { id: g1 }, policies: [a] } } }\n"
+        "  - { name: inner, kind: service.group, children: [plain, own] }\n"
+        "  - { name: plain, kind: process.service, process: proc }\n"
+        "  - { name: own, kind: process.service, process: proc,\n"
+        "      lifecycle: { security: { actor: { id: s1 }, policies: [b] } } }\n"
+        "  - { name: alone, kind: process.service, process: proc }\n");
+    char err[256];
+    sw_security_set *set = sw_security_compile(r, err, sizeof err);
+    const sw_sec_ctx *plain = sw_security_ctx_of(set, "t:plain"), *own = sw_security_ctx_of(set, "t:own");
+    assert_non_null(plain);
+    assert_string_equal(plain->actor_id, "g1");
+    assert_int_equal(sw_security_check(plain, true, "a", "x", NULL), SW_SEC_ALLOW);
+    assert_int_equal(sw_security_check(plain, true, "b", "x", NULL), SW_SEC_UNDEFINED);
+    assert_string_equal(own->actor_id, "s1");
+    assert_int_equal(sw_security_check(own, true, "a", "x", NULL), SW_SEC_UNDEFINED);
+    assert_int_equal(sw_security_check(own, true, "b", "x", NULL), SW_SEC_ALLOW);
+    assert_null(sw_security_ctx_of(set, "t:alone"));
+    sw_security_release(set);
+    sw_registry_free(r);
+}
+
 /* ---- publishing while checking ---- */
 
 #define APP_VERSION(effect)                                                                       \
@@ -425,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_order_never_matters),
         cmocka_unit_test(test_strict_mode),
         cmocka_unit_test(test_groups_dedup),
+        cmocka_unit_test(test_group_context),
         cmocka_unit_test(test_publish_while_checking),
         cmocka_unit_test(test_publish_while_a_process_checks),
     };
