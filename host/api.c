@@ -11,7 +11,7 @@
 #include "runtime.h"
 #include "task.h"
 
-static int readonly_newindex(lua_State *L)
+int sw_api_readonly_newindex(lua_State *L)
 {
     return luaL_error(L, "attempt to modify a read-only host module (field '%s')", lua_tostring(L, 2));
 }
@@ -49,7 +49,7 @@ int sw_api_readonly(lua_State *L)
     lua_createtable(L, 0, 3);      /* its metatable */
     lua_pushvalue(L, -3);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, readonly_newindex);
+    lua_pushcfunction(L, sw_api_readonly_newindex);
     lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
@@ -68,6 +68,7 @@ OPENER(logger, sw_open_logger)
 OPENER(errors, sw_open_errors)
 OPENER(json, sw_open_json)
 OPENER(registry, sw_open_registry)
+OPENER(security, sw_open_security)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -81,7 +82,7 @@ static int open_coroutine(lua_State *L)
 /* ---- require ---- */
 
 static const char *const host_modules[] = {"process", "channel", "time", "logger", "errors", "json",
-                                           "registry", "coroutine", "string", "table", "math", "bit", NULL};
+                                           "registry", "security", "coroutine", "string", "table", "math", "bit", NULL};
 
 /* The imports visible now: those of the library whose chunk is running, else the process's. */
 static const sw_imports *current_imports(lua_State *L)
@@ -160,7 +161,7 @@ static int open_require(lua_State *L)
 static const sw_vm_lib host_libs[] = {
     {"process", open_process}, {"channel", open_channel}, {"time", open_time},
     {"logger", open_logger}, {"errors", open_errors}, {"json", open_json},
-    {"registry", open_registry}, {"coroutine", open_coroutine}, {"require", open_require},
+    {"registry", open_registry}, {"security", open_security}, {"coroutine", open_coroutine}, {"require", open_require},
     {NULL, NULL}};
 
 void sw_api_install(sw_vm *vm) { sw_vm_set_libs(vm, host_libs); }

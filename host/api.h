@@ -24,12 +24,21 @@ void sw_api_install(sw_vm *vm);
 void sw_api_push_metatable(lua_State *L, const void *key, void (*init)(lua_State *L));
 void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tname);
 
+/* __newindex of read-only tables: raises "attempt to modify a read-only host module". */
+int sw_api_readonly_newindex(lua_State *L);
+
 /* Wraps the table on top of L in a read-only proxy (writes raise; the metatable is hidden). */
 int sw_api_readonly(lua_State *L);
 
 /* Module openers (each pushes a plain table). */
 int sw_open_process(lua_State *L);
 int sw_open_time(lua_State *L);
+int sw_open_security(lua_State *L);
+
+/* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
+ * resource under the runtime's current policy set. A process whose service has no
+ * lifecycle.security is not guarded. */
+bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
 
 /* Pushes a message object that takes ownership of d (freed when collected). */
 void sw_message_push(lua_State *L, sw_delivery *d);

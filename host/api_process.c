@@ -130,6 +130,11 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
 {
     char full[256];
     if (!strchr(id, ':')) snprintf(full, sizeof full, "%s:%s", p->entry->ns, id), id = full;
+    /* Guarded before the lookup, so a denied process cannot learn which ids exist. */
+    if (p->ctx.allowed && !p->ctx.allowed(L, "process.spawn", id)) {
+        sw_push_denied(L, "process.spawn", id);
+        return NULL;
+    }
     const sw_entry *e = sw_registry_get(p->ctx.registry, id);
     if (!e || e->kind != SW_KIND_PROCESS_LUA) {
         lua_pushnil(L);
@@ -189,6 +194,8 @@ static int p_send(lua_State *L)
 {
     const char *dest = luaL_checkstring(L, 1);
     const char *topic = luaL_checkstring(L, 2);
+    const sw_proc_ctx *ctx = &sw_proc_of(L)->ctx;
+    if (ctx->allowed && !ctx->allowed(L, "process.send", dest)) return sw_push_denied(L, "process.send", dest);
     uint64_t to = sw_api_resolve(L, dest);
     if (!to) return fail(L, "no such process");
     char err[256];

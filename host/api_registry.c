@@ -1,10 +1,12 @@
 /* Lua `registry` (DESIGN §3): read-only views of the process's registry snapshot
  * (sw_proc_ctx_of(L)->registry, immutable while the process's code runs).
  *   registry.get(id)        -> entry | nil, "no entry <id>"
+ *                              | nil, "permission denied: registry.read on <id>"
  *   registry.find(criteria) -> list of entries matching every criterion, in load order;
  *       criteria keys: kind, namespace, name (exact strings) and "meta.<a.b.c>" (the merged
  *       meta value at that path equals the given string, number or boolean; no coercion).
- *       An unknown criterion, an unknown kind or a value of another type raises.
+ *       An unknown criterion, an unknown kind or a value of another type raises. Entries
+ *       the process may not read (registry.read on the id) are left out.
  * An entry is a new deep copy on every call: {id, name, namespace, kind, meta = {…},
  * data = {…}}; data holds every field of the entry's YAML mapping but name, kind and meta, as
  * written (no defaults). YAML to Lua: null -> nil (a key with null is absent, a null in a list
@@ -17,13 +19,21 @@
 
 #define REGISTRY_STACK_CRITERIA 8
 
-/* Security guard for reading one entry (registry.get and every entry registry.find returns);
- * to be wired to the security engine (DESIGN §6: resource = entry id). */
+#define READ_ACTION "registry.read"
+
+/* Security guard for reading one entry (registry.get and every entry registry.find returns;
+ * DESIGN §6: action registry.read, resource = the entry id). */
 static bool allowed_to_read(lua_State *L, const char *id)
 {
-    (void)L;
-    (void)id;
-    return true;
+    const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
+    return !ctx || !ctx->allowed || ctx->allowed(L, READ_ACTION, id);
+}
+
+int sw_push_denied(lua_State *L, const char *action, const char *resource)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "permission denied: %s on %s", action, resource);
+    return 2;
 }
 
 /* ---- YAML nodes to Lua values ---- */
@@ -109,16 +119,13 @@ static void push_entry(lua_State *L, const sw_entry *e)
 static int l_get(lua_State *L)
 {
     const char *id = luaL_checkstring(L, 1);
+    /* Checked before the lookup, so a denied process cannot learn which ids exist. */
+    if (!allowed_to_read(L, id)) return sw_push_denied(L, READ_ACTION, id);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     const sw_entry *e = ctx && ctx->registry ? sw_registry_get(ctx->registry, id) : NULL;
     if (!e) {
         lua_pushnil(L);
         lua_pushfstring(L, "no entry %s", id);
-        return 2;
-    }
-    if (!allowed_to_read(L, e->id)) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "not allowed to read %s", id);
         return 2;
     }
     push_entry(L, e);

@@ -1,9 +1,51 @@
-/* `steward graph DIR`: the service dependency graph as text (by start level), dot or mermaid. */
+/* `steward graph DIR`: the service dependency graph as text (by start level), dot or mermaid.
+ * Text with --why also shows each service's security context: its actor and every policy it
+ * gets, with where it comes from (compiled by the policy engine, as `run` would). */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "registry.h"
+#include "security.h"
+
+static bool names_policy(const sw_security_ctx *sc, const sw_entry *policy)
+{
+    for (size_t k = 0; k < sc->policies.n; k++)
+        if (sc->policies.v[k].target == policy) return true;
+    return false;
+}
+
+/* ", group a:g" for each group of the context that the policy joins. */
+static void print_policy_groups(const sw_security_ctx *sc, const sw_entry *policy, bool first)
+{
+    for (size_t k = 0; k < sc->groups.n; k++) {
+        const sw_strlist *joined = &policy->as.policy.groups;
+        for (size_t g = 0; g < joined->n; g++) {
+            if (strcmp(joined->v[g], sc->groups.v[k].id) != 0) continue;
+            printf("%slifecycle.security.groups %s", first ? "" : ", ", sc->groups.v[k].id);
+            first = false;
+        }
+    }
+}
+
+static void print_security(const sw_security_set *set, const sw_entry *svc)
+{
+    const sw_sec_ctx *ctx = sw_security_ctx_of(set, svc->id);
+    if (!ctx) return;
+    const sw_entry *from = svc;
+    const sw_security_ctx *sc = sw_security_declared(svc, &from);
+    if (from != svc) printf("    security from group %s\n", from->id);
+    if (ctx->actor_id) printf("    actor %s\n", ctx->actor_id);
+    else printf("    no actor (strict mode denies every check)\n");
+    for (size_t i = 0; i < ctx->n; i++) {
+        const sw_entry *p = sw_sec_ctx_policy(ctx, i);
+        bool direct = names_policy(sc, p);
+        printf("    policy %s %s  (%s", p->as.policy.effect == SW_EFFECT_DENY ? "deny" : "allow", p->id,
+               direct ? "lifecycle.security.policies" : "");
+        print_policy_groups(sc, p, !direct);
+        printf(")\n");
+    }
+}
 
 static void print_escaped(const char *s, const char *quote_as)
 {
@@ -15,7 +57,7 @@ static void print_escaped(const char *s, const char *quote_as)
     }
 }
 
-static void print_text(const sw_graph *g, bool why)
+static void print_text(const sw_graph *g, bool why, const sw_security_set *set)
 {
     for (size_t lvl = 0; lvl < g->n_levels; lvl++) {
         printf("level %zu:\n", lvl);
@@ -31,6 +73,7 @@ static void print_text(const sw_graph *g, bool why)
             putchar('\n');
             for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
                 printf("    -> %s  (%s)\n", g->services[g->edges[k].to]->id, g->edges[k].why);
+            if (set) print_security(set, g->services[i]);
         }
     }
 }
@@ -89,7 +132,10 @@ int sw_cmd_graph(const sw_cli *cli)
     if (strcmp(format, "dot") == 0) print_dot(&r->graph, cli->why);
     else if (strcmp(format, "mermaid") == 0) print_mermaid(&r->graph, cli->why);
     else {
-        print_text(&r->graph, cli->why);
+        char err[256];
+        sw_security_set *set = cli->why ? sw_security_compile(r, err, sizeof err) : NULL;
+        print_text(&r->graph, cli->why, set);
+        sw_security_release(set);
         print_groups(r);
     }
     sw_registry_free(r);

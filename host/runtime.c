@@ -116,9 +116,23 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->max_message = cfg && cfg->max_message ? cfg->max_message : (size_t)64 << 20;
     sw_pidtable_init(&rt->pids);
     pthread_mutex_init(&rt->code_lock, NULL);
+    rt->security_relaxed = cfg && cfg->security_relaxed;
+    pthread_mutex_init(&rt->security_lock, NULL);
+    char err[256];
+    sw_security_set *set = sw_security_compile(reg, err, sizeof err);
+    if (!set) {
+        pthread_mutex_destroy(&rt->security_lock);
+        pthread_mutex_destroy(&rt->code_lock);
+        sw_pidtable_destroy(&rt->pids);
+        free(rt);
+        return NULL;
+    }
+    atomic_init(&rt->security, set);
     int workers = cfg && cfg->workers > 0 ? cfg->workers : cores();
     uint64_t slice = cfg && cfg->slice_ns ? cfg->slice_ns : SW_SLICE_NS;
     if (sw_workers_start(&rt->workers, workers, slice) != 0) {
+        sw_security_release(set);
+        pthread_mutex_destroy(&rt->security_lock);
         sw_pidtable_destroy(&rt->pids);
         sw_registry_free(rt->registry);
         free(rt);
@@ -158,8 +172,27 @@ void sw_runtime_free(sw_runtime *rt)
     sw_registry_free(rt->registry);
     pthread_mutex_destroy(&rt->registry_lock);
     pthread_mutex_destroy(&rt->code_lock);
+    sw_security_release(atomic_load(&rt->security)); /* after the processes: they hold theirs */
+    pthread_mutex_destroy(&rt->security_lock);
     sw_pidtable_destroy(&rt->pids);
     free(rt);
+}
+
+void sw_runtime_set_security(sw_runtime *rt, sw_security_set *set)
+{
+    pthread_mutex_lock(&rt->security_lock);
+    sw_security_set *old = atomic_exchange(&rt->security, set);
+    pthread_mutex_unlock(&rt->security_lock);
+    sw_security_release(old);
+}
+
+/* Under the lock so the set cannot be released between the load and the retain. */
+sw_security_set *sw_runtime_security(sw_runtime *rt)
+{
+    pthread_mutex_lock(&rt->security_lock);
+    sw_security_set *set = sw_security_retain(atomic_load(&rt->security));
+    pthread_mutex_unlock(&rt->security_lock);
+    return set;
 }
 
 sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id)

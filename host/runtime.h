@@ -12,6 +12,7 @@
 #include "log.h"
 #include "pidtable.h"
 #include "registry.h"
+#include "security.h"
 #include "worker.h"
 
 typedef struct sw_host_pool {
@@ -42,12 +43,18 @@ typedef struct sw_runtime {
     pthread_mutex_t code_lock;
     sw_code *code;               /* open addressing by content hash */
     size_t code_cap, code_n;
+    /* The policy set checks use now. Read with an atomic load to compare with a process's
+     * cached set; taking a reference to it needs security_lock (see sw_runtime_security). */
+    _Atomic(sw_security_set *) security;
+    pthread_mutex_t security_lock;
+    bool security_relaxed;       /* security.strict_mode: false */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
     int workers;                 /* default host; 0 = number of cores */
     size_t max_message;          /* 0 = 64MB */
     uint64_t slice_ns;           /* 0 = SW_SLICE_NS */
+    bool security_relaxed;       /* host config security.strict_mode: false */
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.
@@ -73,6 +80,13 @@ int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
  * content and shared by every process (the bytes are immutable until the runtime is freed). NULL with err on a compile
  * error. Thread-safe. */
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen);
+
+/* Publishes a new policy set (compiled from a new snapshot on reload), taking over the
+ * caller's reference; the previous set is released (freed when the last process drops it).
+ * Every check after this returns uses the new set; none mixes the two. Thread: any. */
+void sw_runtime_set_security(sw_runtime *rt, sw_security_set *set);
+/* A new reference to the current policy set. Thread: any. */
+sw_security_set *sw_runtime_security(sw_runtime *rt);
 
 /* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid);

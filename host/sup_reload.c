@@ -3,7 +3,7 @@
  * stop (highest start level first), added auto-start ones start, and those whose content
  * changed (registry/change.c) restart with everything that depends on them, dependency
  * order kept by the usual waves. Processes of unchanged services keep running on the
- * snapshot they started with. */
+ * snapshot they started with; the policies they are checked against are swapped at once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +183,16 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
         return rc;
     }
     sw_diags_free(&d);
+    char err[256];
+    sw_security_set *policies = sw_security_compile(new, err, sizeof err);
+    if (!policies) {
+        sw_log_field f = {.key = "error", .type = SW_LF_STR, .s = err};
+        sw_log_write(s->log, SW_LOG_ERROR, NULL, "reload rejected: nothing changed", &f, 1);
+        if (errors) *errors = strdup(err);
+        sw_registry_free(new);
+        if (s->notify) s->notify(s->notify_arg, "READY=1");
+        return -1;
+    }
     const sw_registry *old = s->reg;
     s->reg = new; /* our reference */
     bool *changed = calloc(new->graph.n ? new->graph.n : 1, 1), *seen = calloc(new->graph.n ? new->graph.n : 1, 1);
@@ -194,6 +204,7 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
     sup_groups_build(s);
     sup_build_dependents(s);
     sw_runtime_set_registry(s->rt, new);
+    sw_runtime_set_security(s->rt, policies); /* running processes see it at their next check */
     for (size_t i = 0; i < s->n; i++)
         if (changed[i]) restart_with_dependents(s, i, seen);
     free(changed);

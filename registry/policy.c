@@ -85,7 +85,14 @@ static void check_regex(sw_parse *p, const sw_node *v)
     PCRE2_SIZE offset;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)v->str, v->len, PCRE2_UTF, &code, &offset, NULL);
     if (re) {
+        /* Policies match with PCRE2's DFA matcher (linear time, no backtracking), which cannot
+         * run backreferences or backtracking verbs: refuse them here rather than at a check. */
+        uint32_t backrefs = 0;
+        pcre2_pattern_info(re, PCRE2_INFO_BACKREFMAX, &backrefs);
         pcre2_code_free(re);
+        if (backrefs || strstr(v->str, "(*"))
+            sw_parse_error(p, v, "regular expression \"%s\" uses %s, which linear-time matching does not support", v->str,
+                           backrefs ? "a backreference" : "a backtracking verb \"(*...)\"");
         return;
     }
     PCRE2_UCHAR msg[256];
@@ -167,6 +174,8 @@ static void parse_condition(sw_parse *p, const sw_node *n, sw_condition *c)
         sw_parse_error(p, n, "give exactly one of value and value_from, not both");
     else if (!c->value && !c->has_value_from && !optional_value)
         sw_parse_error(p, n, "operator %s needs value or value_from", sw_operator_names[c->op]);
+    else if (c->has_value_from && (c->op == SW_OP_MATCHES || c->op == SW_OP_NMATCHES))
+        sw_parse_error(p, n, "operator %s needs a regular expression in value (value_from is not allowed)", sw_operator_names[c->op]);
     else if (c->value) {
         size_t saved = sw_path_push(p, "value");
         check_value(p, c, c->value);

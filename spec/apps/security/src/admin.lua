@@ -1,0 +1,22 @@
+local function out(...) print(table.concat({ "admin", ... }, " ")) end
+
+return function()
+  out("row9=" .. tostring(security.can("anything.at.all", "thing:1")))
+  out("row30=" .. tostring(security.can("data.delete", "x")))
+  out("check_delete=" .. security.check("data.delete", "x"), "check_other=" .. security.check("x", "y"))
+  local ok, err = pcall(security.can, nil, "x")
+  out("row39=" .. tostring(ok), "err=" .. tostring(err))
+  ok, err = pcall(security.check, "x", 1)
+  out("number_resource=" .. tostring(ok), "err=" .. tostring(err))
+  ok, err = pcall(security.can, "x", "y", "meta")
+  out("string_meta=" .. tostring(ok), "err=" .. tostring(err))
+  local a = security.actor()
+  out("actor=" .. a:id(), "role=" .. a:meta().role)
+  local e, gerr = registry.get("app:secret_settings")
+  out("get_secret=" .. tostring(e and e.data.data.key), tostring(gerr))
+  out("find=" .. #registry.find({ kind = "registry.entry" }))
+  local pid, serr = process.spawn("other")
+  out("spawn_other=" .. type(pid), tostring(serr))
+  out("send_self=" .. tostring(process.send(process.pid(), "hi")))
+  out("done")
+end
