@@ -1,4 +1,4 @@
--- Reload end to end (DESIGN §4, supervision scenarios 43-45 and 47): each spec writes an app
+-- Reload end to end (DESIGN §4, supervision scenarios 43-47): each spec writes an app
 -- into a temporary directory, runs `steward run DIR --log-format json`, edits the files, sends
 -- SIGHUP (or SIGUSR2) and asserts from the JSON event log what stopped, started and kept its
 -- pid. Every run of a service logs "run" with its input.
@@ -130,6 +130,53 @@ describe("reload", function()
       assert.are.equal(1, reloaded.added, text)
       assert.are.equal(1, reloaded.removed, text)
       assert.are.equal(0, reloaded.changed, text)
+    end)
+  end)
+
+  it("SIGHUP after changing a policy: the running process sees the new decision at once, without a restart (46)", function()
+    local function app(effect)
+      return ([[
+namespace: app
+entries:
+  - name: checker
+    kind: process.lua
+    source: |
+      -- Checks in a tight loop and logs every change of decision with how many checks it made.
+      return function()
+        local last, n = nil, 0
+        while true do
+          local now = security.check("data.read", "app.data:x")
+          n = n + 1
+          if now ~= last then logger.info("decision", { decision = now, checks = n }) last = now end
+          if n %% 1000 == 0 then time.sleep("1ms") end
+        end
+      end
+  - name: read_data
+    kind: security.policy
+    policy: { actions: data.read, resources: "app.data:*", effect: %s }
+  - name: reader
+    kind: process.service
+    process: checker
+    lifecycle:
+      auto_start: true
+      security: { actor: { id: "service:reader" }, policies: [ read_data ] }
+]]):format(effect)
+    end
+    with_reloadable(app("allow"), function(host, dir)
+      host:wait("the first decision", function(ev) return #logs(ev, "reader", "decision") == 1 end)
+      write(dir, app("deny"))
+      host:signal("HUP")
+      host:wait("the new decision", function(ev) return #logs(ev, "reader", "decision") == 2 end)
+      host:hold(0.1)
+      local ev = host:stop()
+      local text = host:log_text()
+      local d = logs(ev, "reader", "decision")
+      assert.are.equal(2, #d, text) -- old, then new: never back, never anything else
+      assert.are.equal("allow", d[1].decision, text)
+      assert.are.equal("deny", d[2].decision, text)
+      assert.are.equal(d[1].pid, d[2].pid, text) -- the same process: no restart
+      assert.are.equal(1, count(ev, "reader", "running"), text)
+      assert.are.equal(0, host_events(ev, "reloaded")[1].changed, text)
     end)
   end)
 
