@@ -30,9 +30,14 @@ static void preparer_main(void *arg)
         if (!pr->head) pr->tail = NULL;
         uv_mutex_unlock(&pr->lock);
         char err[256];
-        pr->done(j->tag, sw_proc_prepare(pr->rt, &j->spawn, err, sizeof err));
-        job_free(j);
+        sw_proc *p = sw_proc_prepare(pr->rt, &j->spawn, err, sizeof err);
         uv_mutex_lock(&pr->lock);
+        if (pr->stopping && p) { /* nobody will launch it: it goes now, while the runtime lives */
+            sw_proc_discard_prepared(p);
+            p = NULL;
+        }
+        pr->done(j->tag, p);
+        job_free(j);
     }
     uv_mutex_unlock(&pr->lock);
 }

@@ -28,8 +28,8 @@ int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done);
 /* Queues a job; the spawn's entry, registry, service and args are copied or retained. -1 if
  * out of memory. Thread: any. */
 int sw_preparer_submit(sw_preparer *pr, const sw_spawn *s, void *tag);
-/* Stops the thread after the job it is on; jobs not begun are dropped, each reported with
- * NULL. Joins. */
+/* Stops the thread after the job it is on (whose process is discarded); jobs not begun are
+ * dropped. Every job is reported, those with NULL. Joins. */
 void sw_preparer_stop(sw_preparer *pr);
 
 #endif
