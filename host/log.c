@@ -40,6 +40,7 @@ struct sw_log {
 };
 
 static const char *const level_upper[] = {"DEBUG", "INFO", "WARN", "ERROR"};
+static const char *const level_pad[] = {"DEBUG ", "INFO  ", "WARN  ", "ERROR "}; /* padded to 5, then a space */
 static const char *const level_lower[] = {"debug", "info", "warn", "error"};
 static const char *const level_color[] = {"\x1b[90m", "\x1b[32m", "\x1b[33m", "\x1b[1;31m"};
 
@@ -322,11 +323,25 @@ static int format_double(char *out, size_t size, double d)
     return n;
 }
 
+/* Decimal digits of v into out (at least 21 bytes); its length. */
+static int format_int(char *out, int64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do tmp[n++] = (char)('0' + u % 10); while (u /= 10);
+    int len = 0;
+    if (v < 0) out[len++] = '-';
+    while (n) out[len++] = tmp[--n];
+    out[len] = 0;
+    return len;
+}
+
 /* The value of a number, boolean or int field as text; NaN/inf as JSON null in JSON mode. */
 static int format_scalar(char *out, size_t size, const sw_log_field *f, bool json)
 {
     switch (f->type) {
-    case SW_LF_INT: return snprintf(out, size, "%" PRId64, f->i);
+    case SW_LF_INT: return format_int(out, f->i);
     case SW_LF_BOOL: return snprintf(out, size, "%s", f->b ? "true" : "false");
     default:
         if (isfinite(f->d)) return format_double(out, size, f->d);
@@ -337,24 +352,50 @@ static int format_scalar(char *out, size_t size, const sw_log_field *f, bool jso
 
 /* ---- the two formats ---- */
 
+/* The clock part of a line: local "HH:MM:SS.mmm" (text) or UTC "YYYY-MM-DDTHH:MM:SS.mmm"
+ * (JSON). Formatting a date is the costly part of a log line, so each thread keeps the text of
+ * the current second and adds only the milliseconds. */
+typedef struct second_text {
+    time_t sec;
+    bool valid;
+    char text[32];
+    size_t len;
+} second_text;
+
+static void put_time(lbuf *b, bool utc)
+{
+    static _Thread_local second_text cache[2];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    second_text *c = &cache[utc];
+    if (!c->valid || c->sec != ts.tv_sec) {
+        struct tm tm;
+        if (utc) gmtime_r(&ts.tv_sec, &tm);
+        else localtime_r(&ts.tv_sec, &tm);
+        int n = utc ? snprintf(c->text, sizeof c->text, "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900,
+                               tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
+                    : snprintf(c->text, sizeof c->text, "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min, tm.tm_sec);
+        c->len = n > 0 ? (size_t)n : 0;
+        c->sec = ts.tv_sec;
+        c->valid = true;
+    }
+    long ms = ts.tv_nsec / 1000000L;
+    char digits[3] = {(char)('0' + ms / 100), (char)('0' + ms / 10 % 10), (char)('0' + ms % 10)};
+    put(b, c->text, c->len);
+    put(b, digits, 3);
+}
+
 static void format_text(const sw_log *log, lbuf *b, sw_log_level level, const char *service,
                         const char *msg, const sw_log_field *fields, size_t n_fields)
 {
-    struct timespec ts;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    localtime_r(&ts.tv_sec, &tm);
-    char head[64];
-    int n = snprintf(head, sizeof head, "%02d:%02d:%02d.%03ld ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                     ts.tv_nsec / 1000000L);
-    put(b, head, (size_t)n);
+    put_time(b, false);
+    put(b, " ", 1);
     if (log->color) {
         puts_(b, level_color[level]);
         puts_(b, level_upper[level]);
         puts_(b, "\x1b[0m");
-        n = snprintf(head, sizeof head, "%*s ", (int)(5 - strlen(level_upper[level])), "");
-    } else n = snprintf(head, sizeof head, "%-5s ", level_upper[level]);
-    put(b, head, (size_t)n);
+        puts_(b, level_pad[level] + strlen(level_upper[level]));
+    } else puts_(b, level_pad[level]);
     if (service) put_escaped(b, service, strlen(service), ESC_TEXT);
     else put(b, "-", 1);
     put(b, "  ", 2);
@@ -389,15 +430,11 @@ static bool reserved_json_key(const char *k)
 static void format_json(lbuf *b, sw_log_level level, const char *service, const char *msg,
                         const sw_log_field *fields, size_t n_fields)
 {
-    struct timespec ts;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    char head[96];
-    int n = snprintf(head, sizeof head, "{\"ts\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"level\":\"%s\",\"msg\":",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                     ts.tv_nsec / 1000000L, level_lower[level]);
-    put(b, head, (size_t)n);
+    put(b, "{\"ts\":\"", 7);
+    put_time(b, true);
+    put(b, "Z\",\"level\":\"", 12);
+    puts_(b, level_lower[level]);
+    put(b, "\",\"msg\":", 8);
     put_json_string(b, msg, strlen(msg));
     if (service && !b->cut && room(b, 16, false)) {
         put(b, ",\"service\":", 11);
