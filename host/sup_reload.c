@@ -39,7 +39,7 @@ void sup_reap_retired(sw_supervisor *s)
     bool any_active = false;
     for (size_t i = 0; i < s->n_retired; i++) {
         sw_svc *v = s->retired[i];
-        if (v->waiting) sup_begin_stop(v); /* cancels the scheduled restart */
+        if (v->waiting || v->awaiting_standby) sup_begin_stop(v); /* cancels the restart to come */
         if (!sup_active(v)) {
             sup_svc_free(v);
             continue;

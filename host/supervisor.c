@@ -206,9 +206,19 @@ static void prepare_standby(sw_svc *v, const sw_spawn *sp)
 }
 
 /* A standby is back from the preparer: kept if it is still of use. */
+static void launch_run(sw_svc *v, sw_proc *p);
+
 static void standby_arrived(sw_svc *v, sw_sup_msg *m)
 {
     v->preparing = false;
+    if (v->awaiting_standby) { /* a start waits for it (a stop would have cleared the flag) */
+        v->awaiting_standby = false;
+        bool usable = m->proc && m->entry == v->entry;
+        if (m->proc && !usable) sw_proc_discard_prepared(m->proc);
+        launch_run(v, usable ? m->proc : NULL);
+        sup_reconcile(v->sup);
+        return;
+    }
     bool keep = m->proc && !v->doomed && !v->standby && !v->final && !v->sup->shutting_down && m->entry == v->entry;
     if (keep) {
         v->standby = m->proc;
@@ -219,28 +229,24 @@ static void standby_arrived(sw_svc *v, sw_sup_msg *m)
     if (v->doomed) sup_svc_free(v);
 }
 
-static void start(sw_svc *v)
+static void build_spawn(sw_svc *v, sw_spawn *sp)
 {
     sw_supervisor *s = v->sup;
-    if (v->run_start) v->restarts++;
-    v->next_attempt_at = 0;
     const sw_service *svc = &v->entry->as.service;
-    char err[512];
-    sup_transition(v, SW_SVC_STARTING, NULL, -1);
-    if (service_args(v) != 0) {
-        v->final = true;
-        sup_transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
-        return;
-    }
-    sw_spawn sp = {.entry = svc->process.target, .registry = s->reg, .service = v->entry->id,
-                   .args = v->args.data, .args_len = v->args.len,
-                   .on_exit = on_process_exit, .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? on_process_ready : NULL,
-                   .cb_arg = v, .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
-    v->killed_on_timeout = false;
-    v->stop_requested = false;
-    v->run_start = uv_hrtime();
-    sw_proc *p = take_standby(v);
-    if (!p) p = sw_proc_prepare(s->rt, &sp, err, sizeof err);
+    *sp = (sw_spawn){.entry = svc->process.target, .registry = s->reg, .service = v->entry->id,
+                     .args = v->args.data, .args_len = v->args.len, .on_exit = on_process_exit,
+                     .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? on_process_ready : NULL, .cb_arg = v,
+                     .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
+}
+
+/* Starts the run with process p (prepared), or prepares one now if p is NULL. */
+static void launch_run(sw_svc *v, sw_proc *p)
+{
+    const sw_lifecycle *lc = &v->entry->as.service.lifecycle;
+    sw_spawn sp;
+    build_spawn(v, &sp);
+    char err[512] = "out of memory";
+    if (!p) p = sw_proc_prepare(v->sup->rt, &sp, err, sizeof err);
     v->pid = p ? sw_proc_launch(p, &sp) : 0;
     if (!v->pid) {
         v->final = true;
@@ -248,18 +254,39 @@ static void start(sw_svc *v)
         return;
     }
     prepare_standby(v, &sp);
-    if (svc->lifecycle.ready == SW_READY_SPAWN) {
+    if (lc->ready == SW_READY_SPAWN) {
         sup_transition(v, SW_SVC_RUNNING, NULL, -1);
         return;
     }
-    sup_arm(&v->timer, start_timeout_fired, svc->lifecycle.start_timeout_ns);
+    sup_arm(&v->timer, start_timeout_fired, lc->start_timeout_ns);
+}
+
+static void start(sw_svc *v)
+{
+    if (v->run_start) v->restarts++;
+    v->next_attempt_at = 0;
+    sup_transition(v, SW_SVC_STARTING, NULL, -1);
+    if (service_args(v) != 0) {
+        v->final = true;
+        sup_transition(v, SW_SVC_FAILED, "input cannot be passed to the process", -1);
+        return;
+    }
+    v->killed_on_timeout = false;
+    v->stop_requested = false;
+    v->run_start = uv_hrtime();
+    sw_proc *p = take_standby(v);
+    if (!p && v->preparing) { /* the preparer is on it: launched when it comes, not made twice */
+        v->awaiting_standby = true;
+        return;
+    }
+    launch_run(v, p);
 }
 
 /* A dependency that will not run by itself: failed for good or stopped by hand, or itself
  * blocked for good (inactive with a reason), so a whole chain above it is marked. */
 static bool blocked_for_good(const sw_svc *d)
 {
-    if (d->waiting || d->pid) return false;
+    if (d->waiting || d->pid || d->awaiting_standby) return false;
     if (d->final && (d->state == SW_SVC_FAILED || d->state == SW_SVC_STOPPED || d->state == SW_SVC_INACTIVE)) return true;
     return d->state == SW_SVC_INACTIVE && d->reason;
 }
@@ -291,7 +318,7 @@ static const sw_svc *pending_dependency(sw_supervisor *s, size_t i, bool *for_go
 
 static bool startable(const sw_svc *v)
 {
-    return v->wanted && !v->final && !v->waiting && !v->pid && !v->held_by &&
+    return v->wanted && !v->final && !v->waiting && !v->pid && !v->held_by && !v->awaiting_standby &&
            (v->state == SW_SVC_INACTIVE || v->state == SW_SVC_STOPPED || v->state == SW_SVC_FAILED);
 }
 
@@ -462,6 +489,11 @@ void sup_begin_stop(sw_svc *v)
 {
     sw_supervisor *s = v->sup;
     sup_drop_standby(v);
+    if (v->awaiting_standby) { /* its process is not made yet: it never runs */
+        v->awaiting_standby = false;
+        sup_transition(v, SW_SVC_STOPPED, "stopped before it started", -1);
+        return;
+    }
     if (v->waiting) { /* waiting to restart: nothing runs, just cancel the restart */
         uv_timer_stop(&v->timer);
         v->waiting = false;
@@ -477,7 +509,7 @@ void sup_begin_stop(sw_svc *v)
     sup_arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
 }
 
-bool sup_active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING; }
+bool sup_active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING || v->awaiting_standby; }
 
 /* Stops every service in `stopping` whose dependents and later siblings have all stopped. */
 bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
@@ -486,7 +518,7 @@ bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
         if (!stopping[i]) continue;
-        if (v->waiting) sup_begin_stop(v);
+        if (v->waiting || v->awaiting_standby) sup_begin_stop(v);
         if (!sup_active(v)) continue;
         any_active = true;
         bool others_down = !sup_later_sibling_active(v, stopping);

@@ -59,6 +59,7 @@ typedef struct sw_svc {
     struct sw_proc *standby;     /* in a crash loop: the next run, created ahead (preparer.h) */
     const sw_entry *standby_of;  /* the entry it was made for */
     bool preparing;              /* a standby is being made on the preparer's thread */
+    bool awaiting_standby;       /* started: its run is launched when that standby comes */
     bool doomed;                 /* freed as soon as that standby comes back */
     struct {                     /* the input list encoded as main's arguments, once per entry */
         unsigned char *data;
