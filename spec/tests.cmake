@@ -34,3 +34,6 @@ if(BUSTED)
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "STEWARD=$<TARGET_FILE:steward>;SPEC_DIR=${CMAKE_SOURCE_DIR}/spec;STEWARD_SLOW=${slow}")
   endforeach()
 endif()
+
+# A raw socket peer the control specs drive (next to the steward binary).
+add_executable(spec_sock spec/tools/spec_sock.c)
