@@ -34,34 +34,46 @@ static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
     for (size_t k = 0; k < s->svcs[i].n_dependents; k++) mark_dependents(s, s->svcs[i].dependents[k], set);
 }
 
-static bool done(const sw_ctl_op *op, sw_supervisor *s)
+/* The k-th service of the operation now, or NULL if a reload removed it. */
+static sw_svc *member(sw_ctl_op *op, sw_supervisor *s, size_t k)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        if (!op->set[i]) continue;
-        const sw_svc *v = &s->svcs[i];
-        if (op->req.cmd == SW_CTL_STOP ? active(v) : !settled(v)) return false;
+    if (op->at[k] < s->n && strcmp(s->svcs[op->at[k]].entry->id, op->ids[k]) == 0) return &s->svcs[op->at[k]];
+    sw_svc *v = sw_supervisor_find(s, op->ids[k]);
+    if (v) op->at[k] = v->index;
+    return v;
+}
+
+static bool done(sw_ctl_op *op, sw_supervisor *s)
+{
+    for (size_t k = 0; k < op->n_ids; k++) {
+        const sw_svc *v = member(op, s, k);
+        if (v && (op->req.cmd == SW_CTL_STOP ? active(v) : !settled(v))) return false;
     }
     return true;
 }
 
-/* Whether the operation reached what it asked for. */
-static bool succeeded(const sw_ctl_op *op)
+/* Whether the operation reached what it asked for (v: the named service, NULL if removed). */
+static bool succeeded(const sw_ctl_op *op, const sw_svc *v)
 {
-    const sw_svc *v = op->svc;
+    if (!v) return op->req.cmd == SW_CTL_STOP;
     if (op->req.cmd == SW_CTL_STOP) return !active(v);
     return v->state == SW_SVC_RUNNING || (v->state == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
 }
 
-static void outcome_text(const sw_ctl_op *op, size_t n_set, bool in_time, char *out, size_t size)
+static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, char *out, size_t size)
 {
-    const sw_svc *v = op->svc;
-    const char *id = v->entry->id, *state = sw_svc_state_name(v->state);
+    const char *id = op->ids[0];
+    if (!v) {
+        snprintf(out, size, "%s was removed by a reload", id);
+        return;
+    }
+    const char *state = sw_svc_state_name(v->state);
     if (!in_time) {
         snprintf(out, size, "%s is still %s after %gs", id, state, op->req.timeout);
     } else if (op->req.cmd == SW_CTL_STOP) {
-        if (n_set > 1) snprintf(out, size, "%s %s, with %zu dependent%s", id, state, n_set - 1, n_set == 2 ? "" : "s");
+        if (op->n_ids > 1) snprintf(out, size, "%s %s, with %zu dependent%s", id, state, op->n_ids - 1, op->n_ids == 2 ? "" : "s");
         else snprintf(out, size, "%s %s", id, state);
-    } else if (succeeded(op)) {
+    } else if (succeeded(op, v)) {
         snprintf(out, size, "%s %s%s", id, op->req.cmd == SW_CTL_RESTART ? "restarted: " : "", state);
     } else {
         snprintf(out, size, "%s %s%s%s%s", id, state, v->reason ? ": " : "", v->reason ? v->reason : "",
@@ -69,13 +81,12 @@ static void outcome_text(const sw_ctl_op *op, size_t n_set, bool in_time, char *
     }
 }
 
-static void op_reply(const sw_ctl_op *op, sw_supervisor *s, bool in_time, sw_jbuf *b)
+static void op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time, sw_jbuf *b)
 {
-    size_t n_set = 0;
-    for (size_t i = 0; i < s->n; i++) n_set += op->set[i];
-    bool ok = in_time && succeeded(op);
+    const sw_svc *v = member(op, s, 0);
+    bool ok = in_time && succeeded(op, v);
     char text[1024];
-    outcome_text(op, n_set, in_time, text, sizeof text);
+    outcome_text(op, v, in_time, text, sizeof text);
     sw_jbuf_lit(b, ok ? "{\"ok\":true,\"message\":" : "{\"ok\":false,\"error\":");
     sw_jbuf_str(b, text);
     sw_jbuf_key(b, "cmd", false);
@@ -84,11 +95,12 @@ static void op_reply(const sw_ctl_op *op, sw_supervisor *s, bool in_time, sw_jbu
     sw_jbuf_lit(b, "[");
     bool first = true;
     int64_t wall = sw_ctl_wall_ns();
-    for (size_t i = 0; i < s->n; i++) {
-        if (!op->set[i]) continue;
+    for (size_t k = 0; k < op->n_ids; k++) {
+        const sw_svc *m = member(op, s, k);
+        if (!m) continue;
         sw_jbuf_lit(b, first ? "{" : ",{");
         first = false;
-        sw_ctl_service_json(b, &s->svcs[i], wall, uv_hrtime());
+        sw_ctl_service_json(b, m, wall, uv_hrtime());
         sw_jbuf_lit(b, "}");
     }
     sw_jbuf_lit(b, "]}");
@@ -138,23 +150,44 @@ static void log_request(sw_supervisor *s, const sw_ctl_request *r)
     sw_log_write(s->log, r->cmd == SW_CTL_STATUS ? SW_LOG_DEBUG : SW_LOG_INFO, NULL, "control request", f, n);
 }
 
-/* start, stop or restart: ask the supervisor, then wait for the outcome. */
-static bool act(sw_ctl_op *op, sw_supervisor *s, sw_jbuf *b)
+/* Records the services of set (the named one first) by id. */
+static int remember(sw_ctl_op *op, sw_supervisor *s, const bool *set, size_t named)
 {
-    op->set = calloc(s->n ? s->n : 1, sizeof *op->set);
-    if (!op->set) {
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) n += set[i];
+    op->ids = calloc(n, sizeof *op->ids);
+    op->at = calloc(n, sizeof *op->at);
+    if (!op->ids || !op->at) return -1;
+    op->at[op->n_ids] = named;
+    op->ids[op->n_ids++] = strdup(s->svcs[named].entry->id);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!set[i] || i == named) continue;
+        op->at[op->n_ids] = i;
+        op->ids[op->n_ids++] = strdup(s->svcs[i].entry->id);
+    }
+    for (size_t k = 0; k < op->n_ids; k++)
+        if (!op->ids[k]) return -1;
+    return 0;
+}
+
+/* start, stop or restart: ask the supervisor, then wait for the outcome. */
+static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, sw_jbuf *b)
+{
+    bool *set = calloc(s->n, sizeof *set);
+    size_t i = v->index;
+    if (set) {
+        if (op->req.cmd == SW_CTL_START) set[i] = true;
+        else mark_dependents(s, i, set); /* stop and restart reach the dependents */
+    }
+    int rc = set ? remember(op, s, set, i) : -1;
+    free(set);
+    if (rc != 0) {
         sw_ctl_error_reply(b, "out of memory");
         return true;
     }
-    size_t i = op->svc->index;
-    if (op->req.cmd == SW_CTL_START) {
-        op->set[i] = true;
-        sw_supervisor_start_one(s, op->req.id);
-    } else {
-        mark_dependents(s, i, op->set);
-        if (op->req.cmd == SW_CTL_STOP) sw_supervisor_stop_one(s, op->req.id);
-        else sw_supervisor_restart_one(s, op->req.id);
-    }
+    if (op->req.cmd == SW_CTL_START) sw_supervisor_start_one(s, op->req.id);
+    else if (op->req.cmd == SW_CTL_STOP) sw_supervisor_stop_one(s, op->req.id);
+    else sw_supervisor_restart_one(s, op->req.id);
     op->deadline = uv_hrtime() + (uint64_t)(op->req.timeout * 1e9);
     return sw_ctl_op_poll(op, s, b);
 }
@@ -168,10 +201,11 @@ bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const
         return true;
     }
     log_request(s, &op->req);
-    if (op->req.id && !(op->svc = sw_supervisor_find(s, op->req.id))) return unknown_service(op->req.id, b);
+    sw_svc *v = op->req.id ? sw_supervisor_find(s, op->req.id) : NULL;
+    if (op->req.id && !v) return unknown_service(op->req.id, b);
     switch (op->req.cmd) {
     case SW_CTL_STATUS:
-        if (op->svc) sw_ctl_status_one(b, s, op->svc);
+        if (v) sw_ctl_status_one(b, s, v);
         else sw_ctl_status_all(b, s, host_start);
         return true;
     case SW_CTL_RELOAD:
@@ -183,7 +217,7 @@ bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const
             sw_ctl_error_reply(b, "the host is shutting down");
             return true;
         }
-        return act(op, s, b);
+        return act(op, s, v, b);
     }
 }
 
@@ -202,6 +236,10 @@ bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, sw_jbuf *b)
 void sw_ctl_op_free(sw_ctl_op *op)
 {
     sw_ctl_request_free(&op->req);
-    free(op->set);
-    op->set = NULL;
+    for (size_t k = 0; k < op->n_ids; k++) free(op->ids[k]);
+    free(op->ids);
+    free(op->at);
+    op->ids = NULL;
+    op->at = NULL;
+    op->n_ids = 0;
 }

@@ -12,10 +12,13 @@
 #include "jsonbuf.h"
 #include "supervisor.h"
 
+/* The services an operation waits for are kept by id (a reload may replace the supervisor's
+ * services while it waits), with the index where each was last seen as a fast path. */
 typedef struct sw_ctl_op {
     sw_ctl_request req;
-    sw_svc *svc;          /* the service named by id */
-    bool *set;            /* the services the outcome waits for (s->n flags) */
+    char **ids;           /* ids[0]: the service named by the request; then the others involved */
+    size_t *at;           /* last seen index in s->svcs of each */
+    size_t n_ids;
     uint64_t deadline;    /* uv_hrtime */
 } sw_ctl_op;
 
