@@ -110,13 +110,17 @@ int main(int argc, char **argv)
     }
     printf("status document: %zu bytes for %d services\n", strlen(doc), SERVICES);
     free(doc);
-    double client[RUNS], trip[RUNS], base[RUNS];
+    double client[RUNS], table[RUNS], trip[RUNS], base[RUNS];
     char *status_argv[] = {steward, "status", "--json", "--control", sock, NULL};
+    char *table_argv[] = {steward, "status", "--control", sock, NULL};
     char *version_argv[] = {steward, "--version", NULL};
     for (int i = 0; i < RUNS; i++) {
         double a = now();
         run(status_argv, true);
         client[i] = now() - a;
+        a = now();
+        run(table_argv, true);
+        table[i] = now() - a;
         a = now();
         free(status(sock));
         trip[i] = now() - a;
@@ -125,6 +129,7 @@ int main(int argc, char **argv)
         base[i] = now() - a;
     }
     report("steward status --json (whole client run)", client, RUNS);
+    report("steward status (table: parsed and laid out)", table, RUNS);
     report("request round trip (connect, ask, read)", trip, RUNS);
     report("baseline: steward --version", base, RUNS);
     printf("target: status --json <= 50 ms -> %s (median %.1fx the target)\n", client[RUNS / 2] <= 0.050 ? "met" : "MISSED",
