@@ -388,6 +388,8 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, char *err, size_
 void sw_control_close(sw_control *c)
 {
     if (!c) return;
+    for (ctl_conn *k = c->conns; k; k = k->next) /* a short reply is written at once, before the close */
+        if (k->pending) send_error(k, "the host shut down before the operation finished");
     while (c->conns) close_conn(c->conns);
     uv_close((uv_handle_t *)&c->poll, on_handle_closed);
     uv_close((uv_handle_t *)&c->server, on_handle_closed);

@@ -221,8 +221,10 @@ describe("steward reload", function()
       for _, s in ipairs(host:status().services) do before[s.id] = s end
       -- web gets a config field: only web changes
       local yaml = h.read(dir .. "/app.yaml")
-      yaml = yaml:gsub("(process: long_process\n    lifecycle: { auto_start: true, depends_on: %[ api %] })",
-                       "process: long_process\n    config: { colour: blue }\n    lifecycle: { auto_start: true, depends_on: [ api ] }")
+      local changed
+      yaml, changed = yaml:gsub("process: long_process\n    lifecycle: { auto_start: true, depends_on: %[ api %] }",
+                                "process: long_process\n    config: { colour: blue }\n    lifecycle: { auto_start: true, depends_on: [ api ] }")
+      assert.are.equal(1, changed)
       local f = assert(io.open(dir .. "/app.yaml", "w"))
       f:write(yaml)
       f:close()
