@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,9 @@ char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size
         ssize_t r = recv(fd, buf + len, cap - len - 1, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
-            snprintf(err, errlen, "%s", r == 0 ? "the host closed the connection without an answer" : strerror(errno));
+            /* a reset: the host closed with our request unread (it was exiting) */
+            bool gone = r == 0 || errno == ECONNRESET;
+            snprintf(err, errlen, "%s", gone ? "the host closed the connection without an answer (is it shutting down?)" : strerror(errno));
             break;
         }
         char *nl = memchr(buf + len, '\n', (size_t)r);

@@ -177,6 +177,29 @@ describe("steward stop/start/restart", function()
   end)
 end)
 
+describe("a request in progress", function()
+  it("hears that the host shut down before the operation finished", function()
+    C.with_host({ dir = APP }, function(host)
+      host:wait_status("slow running", function(by) return running(by, "app:slow") end)
+      assert.are.equal(0, host:ctl("stop", "app:slow").code)
+      -- slow needs 3 s to be ready: the start waits, and the host is stopped meanwhile
+      local out, rc = C.tmp(".out"), C.tmp(".rc")
+      finally(function() os.remove(out) os.remove(rc) end)
+      local mark = #host:poll()
+      os.execute(("(%s start app:slow --control %s >%s 2>&1; echo $? >%s) &"):format(h.quote(h.steward), h.quote(host.socket), out, rc))
+      host:wait_event({ msg = "service state", service = "app:slow", state = "starting" }, mark)
+      host:stop()
+      local deadline = rt.now() + C.DEADLINE
+      while not h.read_if(rc) or h.read_if(rc) == "" do
+        assert(rt.now() < deadline, "the client did not exit")
+        rt.sleep(0.01)
+      end
+      assert.are.equal("1", h.read(rc):match("%d+"))
+      assert.truthy(h.read(out):find("the host shut down before the operation finished", 1, true), h.read(out) .. host:log_text())
+    end)
+  end)
+end)
+
 describe("steward reload", function()
   -- Reload itself is the supervisor's (DESIGN §4); until it exists the host answers "reload is
   -- not implemented yet" and these specs are pending instead of failing.
