@@ -251,6 +251,7 @@ static int act(const sw_cli *cli)
         sw_jbuf_lit(&req, ",\"id\":");
         sw_jbuf_str(&req, cli->id);
     }
+    if (cli->all) sw_jbuf_lit(&req, ",\"all\":true");
     sw_jbuf_lit(&req, "}");
     char *text = req.oom ? NULL : call(cli, req.p, SW_CTL_DEFAULT_TIMEOUT + 10);
     sw_jbuf_free(&req);

@@ -203,8 +203,8 @@ end)
 describe("steward reload", function()
   -- Reload itself is the supervisor's (DESIGN §4); until it exists the host answers "reload is
   -- not implemented yet" and these specs are pending instead of failing.
-  local function reload_or_pending(host, dir)
-    local r = h.run("reload", dir)
+  local function reload_or_pending(host, dir, ...)
+    local r = h.run("reload", dir, ...)
     if r.stderr:find("reload is not implemented yet", 1, true) then
       pending("sw_supervisor_reload is not implemented on this branch")
       return nil
@@ -261,6 +261,27 @@ describe("steward reload", function()
       for _, s in ipairs(host:status().services) do by[s.id] = s end
       assert.are.equal(before["app:db"].pid, by["app:db"].pid)
       assert.are.equal(before["app:api"].pid, by["app:api"].pid)
+      host:stop()
+    end)
+  end)
+end)
+
+describe("steward reload --all", function()
+  it("restarts every service, dependencies first", function()
+    local dir = C.copy_app("calm")
+    finally(function() os.execute("rm -rf " .. h.quote(dir)) end)
+    C.with_host({ dir = dir, socket = false }, function(host)
+      local before = host:wait_status("both running", function(by) return running(by, "app:db", "app:slow") and by end)
+      local r = h.run("reload", "--all", dir)
+      if r.stderr:find("reload is not implemented yet", 1, true) then
+        pending("sw_supervisor_reload is not implemented on this branch")
+        return
+      end
+      assert.are.equal(0, r.code, r.stderr)
+      host:wait_status("both restarted", function(by)
+        return running(by, "app:db", "app:slow") and by["app:db"].pid ~= before["app:db"].pid
+          and by["app:slow"].pid ~= before["app:slow"].pid
+      end)
       host:stop()
     end)
   end)
