@@ -442,7 +442,7 @@ describe("sd_notify", function()
 
   for _, kind in ipairs({ "path", "abstract" }) do
     it("sends READY=1 once every service runs, RELOADING=1/READY=1 around a reload, STOPPING=1 at shutdown (" .. kind .. " socket)", function()
-      local path = kind == "path" and C.tmp(".notify.sock") or ("@steward-spec-" .. tostring(os.time()) .. "-" .. tostring(math.random(1e9)))
+      local path = kind == "path" and C.tmp(".notify.sock") or ("@steward-spec-" .. C.tmp():match("[^/]+$"))
       local out = listen(path)
       finally(function() os.remove(out) end)
       C.with_host({ dir = C.APPS .. "/calm", env = "NOTIFY_SOCKET=" .. h.quote(path) }, function(host)
