@@ -177,6 +177,31 @@ static void print_table(const sw_node *services)
     free(cells);
 }
 
+/* "6 services: 5 running, 1 failed; host pid 42, up 3m05s" (states in the order they appear). */
+static void print_summary(const sw_node *root)
+{
+    const sw_node *services = sw_node_get(root, "services"), *host = sw_node_get(root, "host");
+    size_t n = services && services->type == SW_NODE_SEQ ? services->n : 0;
+    const char *states[8];
+    size_t counts[8], kinds = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *st = str_or(services->kids[i], "state", "?");
+        size_t k = 0;
+        while (k < kinds && strcmp(states[k], st) != 0) k++;
+        if (k == kinds && kinds < 8) {
+            states[kinds] = st;
+            counts[kinds++] = 0;
+        }
+        if (k < kinds) counts[k]++;
+    }
+    printf("\n%zu service%s", n, n == 1 ? "" : "s");
+    for (size_t k = 0; k < kinds; k++) printf("%s%zu %s", k ? ", " : ": ", counts[k], states[k]);
+    char up[32];
+    duration(up, sizeof up, host ? num(host, "uptime", -1) : -1);
+    printf("; host pid %.0f, up %s%s\n", host ? num(host, "pid", 0) : 0, up,
+           host && is_true(host, "shutting_down") ? ", shutting down" : "");
+}
+
 static void print_list(const char *label, const sw_node *list)
 {
     printf("  %-12s", label);
@@ -230,7 +255,10 @@ static int status(const sw_cli *cli)
     else if (!is_true(r.root, "ok")) code = report_error(cli, r.root);
     else if (cli->json) printf("%s\n", text);
     else if (cli->id) print_service(sw_node_get(r.root, "service"));
-    else print_table(sw_node_get(r.root, "services"));
+    else {
+        print_table(sw_node_get(r.root, "services"));
+        print_summary(r.root);
+    }
     if (code == 0 && cli->id) {
         const char *state = str(sw_node_get(r.root, "service"), "state");
         if (!state || strcmp(state, "running") != 0) code = EXIT_NOT_RUNNING;

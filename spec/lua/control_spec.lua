@@ -53,7 +53,8 @@ describe("steward status", function()
       assert.are.equal(0, r.code, r.stderr)
       local lines = rt.lines(r.stdout)
       assert.truthy(lines[1]:match("^ID%s+STATE%s+PID%s+UPTIME%s+RESTARTS%s+ATTEMPT%s+NEXT RETRY%s+REASON%s+GROUP$"), lines[1])
-      assert.are.equal(7, #lines)
+      assert.are.equal(9, #lines) -- header, 6 services, a blank line, the summary
+      assert.truthy(lines[9]:match("^6 services: .*%d+ running.*; host pid " .. host.pid .. ", up "), lines[9])
       assert.truthy(r.stdout:find("app:db%s+running%s+host|0x"))
       -- slow becomes ready after its delay
       host:wait_status("slow running", function(by) return running(by, "app:slow") end)
