@@ -19,7 +19,7 @@ static const command_help commands[] = {
     {"start", "steward start ID [--control PATH] [DIR]", "Start a service (and what it depends on) in a running host.", 2},
     {"stop", "steward stop ID [--control PATH] [DIR]", "Stop a service (and what depends on it) in a running host.", 2},
     {"restart", "steward restart ID [--control PATH] [DIR]", "Restart a service, then its dependents.", 2},
-    {"reload", "steward reload [--control PATH] [DIR]", "Reload the registry of a running host (same as SIGHUP).", 1},
+    {"reload", "steward reload [--all] [--control PATH] [DIR]", "Reload the registry of a running host (same as SIGHUP); --all restarts every\nservice (same as SIGUSR2).", 1},
     {"help", "steward help [COMMAND]", "Show help for a command.", 3},
     {"version", "steward version", "Print the version.", 0},
 };
@@ -77,7 +77,7 @@ static const char **value_option(sw_cli *o, const command_help *c, const char *n
     return NULL;
 }
 
-static const char *const known_options[] = {"--format", "--why", "--json", "--control", NULL};
+static const char *const known_options[] = {"--format", "--why", "--json", "--control", "--all", NULL};
 static const char *const log_formats[] = {"text", "json", NULL};
 static const char *const log_levels[] = {"debug", "info", "warn", "warning", "error", NULL};
 
@@ -118,6 +118,7 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
             else *slot = argv[++i];
         } else if (strcmp(a, "--why") == 0 && strcmp(c->name, "graph") == 0) o->why = true;
         else if (strcmp(a, "--json") == 0 && strcmp(c->name, "status") == 0) o->json = true;
+        else if (strcmp(a, "--all") == 0 && strcmp(c->name, "reload") == 0) o->all = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { o->id = o->command; o->command = "help"; return 0; }
         else if (strcmp(a, "-x") == 0 && strcmp(c->name, "run") == 0) {
             if (i + 1 >= argc) return fail(err, errlen, "%s", "-x needs an entry id");

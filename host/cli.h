@@ -12,6 +12,7 @@ typedef struct sw_cli {
     const char *id;             /* start/stop/restart/status ID, or the help topic */
     const char *format;         /* graph: text | dot | mermaid */
     bool why, json;
+    bool all;                   /* reload --all: restart every service (as SIGUSR2) */
     const char *log_format, *log_level, *config, *control;
     const char *exec_id;        /* run -x ID */
     int exec_argc;

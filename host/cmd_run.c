@@ -14,6 +14,8 @@
 #include "runtime.h"
 #include "config.h"
 #include "supervisor.h"
+#include "control.h"
+#include "notify.h"
 
 typedef struct exec_state {
     uv_loop_t loop;
@@ -126,6 +128,21 @@ static void on_reload_signal(uv_signal_t *h, int signum)
     sw_supervisor_reload(&a->sup, signum == SIGUSR2, NULL);
 }
 
+/* The control socket and sd_notify around the supervisor; NULL (message printed) when the
+ * socket cannot be served, e.g. another host listens on it. */
+static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw_supervisor *sup, sw_notify **notify)
+{
+    char *path = sw_control_default_path(cli->dir, cfg->control_socket);
+    char err[600];
+    sw_control *ctl = path ? sw_control_open(sup, path, err, sizeof err) : NULL;
+    if (!ctl) fprintf(stderr, "steward: %s\n", path ? err : "out of memory");
+    free(path);
+    *notify = ctl ? sw_notify_from_env(sup->log) : NULL;
+    sup->notify = sw_notify_send;
+    sup->notify_arg = *notify;
+    return ctl;
+}
+
 static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg)
 {
     app_state a = {0};
@@ -146,6 +163,15 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
         return 1;
     }
     a.sup.shutdown_timeout_ns = cfg->shutdown_timeout_ns;
+    sw_notify *notify;
+    sw_control *ctl = open_control(cli, cfg, &a.sup, &notify);
+    if (!ctl) {
+        sw_runtime_free(rt);
+        sw_supervisor_close(&a.sup);
+        uv_loop_close(&a.loop);
+        sw_log_free(log);
+        return 1;
+    }
     uv_signal_init(&a.loop, &a.sigint);
     uv_signal_init(&a.loop, &a.sigterm);
     a.sigint.data = a.sigterm.data = &a;
@@ -163,8 +189,10 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     uv_close((uv_handle_t *)&a.sighup, NULL);
     uv_close((uv_handle_t *)&a.sigusr2, NULL);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
+    sw_control_close(ctl);
     sw_supervisor_close(&a.sup);
     uv_loop_close(&a.loop);
+    sw_notify_free(notify);
     sw_log_write(log, SW_LOG_INFO, NULL, "stopped", NULL, 0);
     sw_log_free(log);
     return 0;

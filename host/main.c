@@ -21,6 +21,5 @@ int main(int argc, char **argv)
     if (strcmp(cli.command, "check") == 0) return sw_cmd_check(&cli);
     if (strcmp(cli.command, "graph") == 0) return sw_cmd_graph(&cli);
     if (strcmp(cli.command, "run") == 0) return sw_cmd_run(&cli);
-    fprintf(stderr, "steward %s: not available in this build yet\n", cli.command);
-    return 2;
+    return sw_cmd_control(&cli);
 }

@@ -139,7 +139,7 @@ const sw_svc *sup_sibling_pending(const sw_svc *v)
     return NULL;
 }
 
-static bool active_in(const sw_svc *m, const bool *set) { return set[m->index] && sup_active(m); }
+static bool active_in(const sw_svc *m, const bool *set) { return set[m->index] && sw_svc_active(m); }
 
 static bool child_active_in(const sw_child *c, const bool *set)
 {
@@ -187,7 +187,7 @@ static void settle_stopped(sw_grp *g)
 {
     if (g->state == SW_SVC_STOPPED || g->state == SW_SVC_INACTIVE) return;
     for (size_t i = 0; i < g->n_members; i++)
-        if (sup_active(g->members[i])) return;
+        if (sw_svc_active(g->members[i])) return;
     grp_transition(g, SW_SVC_STOPPED, "shutdown");
 }
 
@@ -338,7 +338,7 @@ static void mark_holders(sw_supervisor *s)
         sw_svc *v = s->svcs[i];
         if (!v->held_by) continue;
         v->held_by->holds = true;
-        if (sup_active(v) || v->waiting) v->held_by->busy = true;
+        if (sw_svc_active(v) || v->waiting) v->held_by->busy = true;
     }
 }
 

@@ -19,7 +19,6 @@ void sup_reconcile(sw_supervisor *s);
 /* After an end or a timer: stops that were waiting on it go on, holds whose set is down are
  * released. */
 void sup_continue_stops(sw_supervisor *s);
-bool sup_active(const sw_svc *v);
 /* Frees a prepared next run, if any. */
 void sup_drop_standby(sw_svc *v);
 /* CANCEL now (kill after stop_timeout), or cancel a scheduled restart. */

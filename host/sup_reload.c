@@ -40,7 +40,7 @@ void sup_reap_retired(sw_supervisor *s)
     for (size_t i = 0; i < s->n_retired; i++) {
         sw_svc *v = s->retired[i];
         if (v->waiting || v->awaiting_standby) sup_begin_stop(v); /* cancels the restart to come */
-        if (!sup_active(v)) {
+        if (!sw_svc_active(v)) {
             sup_svc_free(v);
             continue;
         }
@@ -69,7 +69,7 @@ static void restart_with_dependents(sw_supervisor *s, size_t i, bool *seen)
         v->final = false;
         v->attempt = 0;
     }
-    if (sup_active(v) || v->waiting) v->held_by = &s->by_hand;
+    if (sw_svc_active(v) || v->waiting) v->held_by = &s->by_hand;
     for (size_t k = 0; k < v->n_dependents; k++) restart_with_dependents(s, v->dependents[k], seen);
 }
 
@@ -179,7 +179,7 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
     sw_registry *new = sw_registry_load_dir(s->reg->root, &d);
     if (!new) {
         int rc = reject(s, &d, errors);
-        if (s->notify) s->notify(s->notify_arg, "READY=1");
+        if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
         return rc;
     }
     sw_diags_free(&d);
@@ -190,7 +190,7 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
         sw_log_write(s->log, SW_LOG_ERROR, NULL, "reload rejected: nothing changed", &f, 1);
         if (errors) *errors = strdup(err);
         sw_registry_free(new);
-        if (s->notify) s->notify(s->notify_arg, "READY=1");
+        if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
         return -1;
     }
     const sw_registry *old = s->reg;
@@ -218,6 +218,6 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
     sw_registry_free(old);
     sup_continue_stops(s);
     sup_reconcile(s);
-    if (s->notify) s->notify(s->notify_arg, "READY=1");
+    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1"); /* else when it settles */
     return 0;
 }

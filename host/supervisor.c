@@ -509,7 +509,7 @@ void sup_begin_stop(sw_svc *v)
     sup_arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
 }
 
-bool sup_active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING || v->awaiting_standby; }
+bool sw_svc_active(const sw_svc *v) { return v->pid != 0 || v->state == SW_SVC_STOPPING || v->awaiting_standby; }
 
 /* Stops every service in `stopping` whose dependents and later siblings have all stopped. */
 bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
@@ -519,11 +519,11 @@ bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
         sw_svc *v = s->svcs[i];
         if (!stopping[i]) continue;
         if (v->waiting || v->awaiting_standby) sup_begin_stop(v);
-        if (!sup_active(v)) continue;
+        if (!sw_svc_active(v)) continue;
         any_active = true;
         bool others_down = !sup_later_sibling_active(v, stopping);
         for (size_t k = 0; k < v->n_dependents && others_down; k++)
-            if (stopping[v->dependents[k]] && sup_active(s->svcs[v->dependents[k]])) others_down = false;
+            if (stopping[v->dependents[k]] && sw_svc_active(s->svcs[v->dependents[k]])) others_down = false;
         if (others_down) sup_begin_stop(v);
     }
     return any_active;

@@ -151,5 +151,7 @@ sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);
 void sw_supervisor_close(sw_supervisor *s);
 
 const char *sw_svc_state_name(sw_svc_state st);
+/* Whether a service has a process (or is about to, or is still stopping one). */
+bool sw_svc_active(const sw_svc *v);
 
 #endif

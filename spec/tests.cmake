@@ -1,5 +1,5 @@
 # C unit tests (cmocka) and busted specs, all run by ctest.
-set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_change test_cli test_message test_vm test_backoff test_restart_window test_supervisor test_security)
+set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_change test_cli test_message test_vm test_backoff test_restart_window test_supervisor test_security test_control_request)
 foreach(t ${C_TESTS})
   if(EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
     add_executable(${t} spec/c/${t}.c)
@@ -34,3 +34,6 @@ if(BUSTED)
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "STEWARD=$<TARGET_FILE:steward>;SPEC_DIR=${CMAKE_SOURCE_DIR}/spec;STEWARD_SLOW=${slow}")
   endforeach()
 endif()
+
+# A raw socket peer the control specs drive (next to the steward binary).
+add_executable(spec_sock spec/tools/spec_sock.c)

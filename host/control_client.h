@@ -1,0 +1,16 @@
+/* The client side of the control socket: find the socket, refuse one owned by another user,
+ * send one request line and read one reply line. Plain blocking sockets with a deadline. */
+#ifndef STEWARD_CONTROL_CLIENT_H
+#define STEWARD_CONTROL_CLIENT_H
+
+#include <stddef.h>
+
+/* Connects to the host listening on path. The socket fd, or -1 with a message in err
+ * ("no host is listening on PATH", an owner that is not the caller, …). */
+int sw_ctl_connect(const char *path, char *err, size_t errlen);
+/* Sends request (one line, newline added) and returns the reply line without its newline,
+ * malloc'd; NULL with err when the host does not answer within timeout_s seconds or the
+ * connection fails. */
+char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size_t errlen);
+
+#endif

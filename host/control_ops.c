@@ -1,0 +1,243 @@
+/* Control requests applied to the supervisor (see control_ops.h). */
+#include "control_ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_status.h"
+
+void sw_ctl_error_reply(sw_jbuf *reply, const char *msg)
+{
+    sw_jbuf_lit(reply, "{\"ok\":false,\"error\":");
+    sw_jbuf_str(reply, msg);
+    sw_jbuf_lit(reply, "}");
+}
+
+/* A service that will not change by itself soon: running, failed (even if a retry is
+ * scheduled), ended for good, blocked by a dependency, or not wanted and down. */
+static bool settled(const sw_svc *v)
+{
+    if (v->held_by) return false;
+    if (v->state == SW_SVC_RUNNING || v->state == SW_SVC_FAILED) return true;
+    if (v->state == SW_SVC_STARTING || v->state == SW_SVC_STOPPING) return false;
+    if (v->waiting || v->final || !v->wanted) return true;
+    return v->state == SW_SVC_INACTIVE && v->reason; /* blocked by a dependency */
+}
+
+static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
+{
+    if (set[i]) return;
+    set[i] = true;
+    for (size_t k = 0; k < s->svcs[i]->n_dependents; k++) mark_dependents(s, s->svcs[i]->dependents[k], set);
+}
+
+/* The k-th service of the operation now, or NULL if a reload removed it. */
+static sw_svc *member(sw_ctl_op *op, sw_supervisor *s, size_t k)
+{
+    if (op->at[k] < s->n && strcmp(s->svcs[op->at[k]]->entry->id, op->ids[k]) == 0) return s->svcs[op->at[k]];
+    sw_svc *v = sw_supervisor_find(s, op->ids[k]);
+    if (v) op->at[k] = v->index;
+    return v;
+}
+
+static bool done(sw_ctl_op *op, sw_supervisor *s)
+{
+    for (size_t k = 0; k < op->n_ids; k++) {
+        const sw_svc *v = member(op, s, k);
+        if (v && (op->req.cmd == SW_CTL_STOP ? sw_svc_active(v) : !settled(v))) return false;
+    }
+    return true;
+}
+
+/* Whether the operation reached what it asked for (v: the named service, NULL if removed). */
+static bool succeeded(const sw_ctl_op *op, const sw_svc *v)
+{
+    if (!v) return op->req.cmd == SW_CTL_STOP;
+    if (op->req.cmd == SW_CTL_STOP) return !sw_svc_active(v);
+    return v->state == SW_SVC_RUNNING || (v->state == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
+}
+
+static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, char *out, size_t size)
+{
+    const char *id = op->ids[0];
+    if (!v) {
+        snprintf(out, size, "%s was removed by a reload", id);
+        return;
+    }
+    const char *state = sw_svc_state_name(v->state);
+    if (!in_time) {
+        snprintf(out, size, "%s is still %s after %gs", id, state, op->req.timeout);
+    } else if (op->req.cmd == SW_CTL_STOP) {
+        if (op->n_ids > 1) snprintf(out, size, "%s %s, with %zu dependent%s", id, state, op->n_ids - 1, op->n_ids == 2 ? "" : "s");
+        else snprintf(out, size, "%s %s", id, state);
+    } else if (succeeded(op, v)) {
+        snprintf(out, size, "%s %s%s", id, op->req.cmd == SW_CTL_RESTART ? "restarted: " : "", state);
+    } else {
+        snprintf(out, size, "%s %s%s%s%s", id, state, v->reason ? ": " : "", v->reason ? v->reason : "",
+                 v->waiting ? " (a retry is scheduled)" : "");
+    }
+}
+
+static void op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time, sw_jbuf *b)
+{
+    const sw_svc *v = member(op, s, 0);
+    bool ok = in_time && succeeded(op, v);
+    char text[1024];
+    outcome_text(op, v, in_time, text, sizeof text);
+    sw_jbuf_lit(b, ok ? "{\"ok\":true,\"message\":" : "{\"ok\":false,\"error\":");
+    sw_jbuf_str(b, text);
+    sw_jbuf_key(b, "cmd", false);
+    sw_jbuf_str(b, sw_ctl_cmd_name(op->req.cmd));
+    sw_jbuf_key(b, "services", false);
+    sw_jbuf_lit(b, "[");
+    bool first = true;
+    int64_t wall = sw_ctl_wall_ns();
+    for (size_t k = 0; k < op->n_ids; k++) {
+        const sw_svc *m = member(op, s, k);
+        if (!m) continue;
+        sw_jbuf_lit(b, first ? "{" : ",{");
+        first = false;
+        sw_ctl_service_json(b, m, wall, uv_hrtime());
+        sw_jbuf_lit(b, "}");
+    }
+    sw_jbuf_lit(b, "]}");
+}
+
+static void reload(sw_supervisor *s, bool all, sw_jbuf *b)
+{
+    /* RELOADING=1 / READY=1 around the reload; the notifier drops repeats, so the supervisor
+     * may send them too. READY=1 only if the host was ready: else it comes when it is. */
+    if (s->notify) s->notify(s->notify_arg, "RELOADING=1");
+    char *errors = NULL;
+    int rc = sw_supervisor_reload(s, all, &errors);
+    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
+    if (rc == 0) {
+        sw_jbuf_lit(b, all ? "{\"ok\":true,\"message\":\"reloaded; every service restarts\"}" : "{\"ok\":true,\"message\":\"reloaded\"}");
+    } else {
+        sw_jbuf_lit(b, "{\"ok\":false,\"error\":\"reload failed: nothing changed\",\"errors\":[");
+        bool first = true;
+        for (char *line = errors, *next; line && *line; line = next) {
+            next = strchr(line, '\n');
+            if (next) *next++ = 0;
+            if (!*line) continue;
+            if (!first) sw_jbuf_lit(b, ",");
+            first = false;
+            sw_jbuf_str(b, line);
+        }
+        sw_jbuf_lit(b, "]}");
+    }
+    free(errors);
+}
+
+static bool unknown_service(const char *id, sw_jbuf *b)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, "no service \"%.500s\"", id);
+    sw_jbuf_lit(b, "{\"ok\":false,\"unknown\":true,\"error\":");
+    sw_jbuf_str(b, msg);
+    sw_jbuf_lit(b, "}");
+    return true;
+}
+
+static void log_request(sw_supervisor *s, const sw_ctl_request *r)
+{
+    sw_log_field f[2] = {{.key = "cmd", .type = SW_LF_STR, .s = sw_ctl_cmd_name(r->cmd)}};
+    size_t n = 1;
+    if (r->id) f[n++] = (sw_log_field){.key = "id", .type = SW_LF_STR, .s = r->id};
+    sw_log_write(s->log, r->cmd == SW_CTL_STATUS ? SW_LOG_DEBUG : SW_LOG_INFO, NULL, "control request", f, n);
+}
+
+/* Records the services of set (the named one first) by id. */
+static int remember(sw_ctl_op *op, sw_supervisor *s, const bool *set, size_t named)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) n += set[i];
+    op->ids = calloc(n, sizeof *op->ids);
+    op->at = calloc(n, sizeof *op->at);
+    if (!op->ids || !op->at) return -1;
+    op->at[op->n_ids] = named;
+    op->ids[op->n_ids++] = strdup(s->svcs[named]->entry->id);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!set[i] || i == named) continue;
+        op->at[op->n_ids] = i;
+        op->ids[op->n_ids++] = strdup(s->svcs[i]->entry->id);
+    }
+    for (size_t k = 0; k < op->n_ids; k++)
+        if (!op->ids[k]) return -1;
+    return 0;
+}
+
+/* start, stop or restart: ask the supervisor, then wait for the outcome. */
+static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, sw_jbuf *b)
+{
+    bool *set = calloc(s->n, sizeof *set);
+    size_t i = v->index;
+    if (set) {
+        if (op->req.cmd == SW_CTL_START) set[i] = true;
+        else mark_dependents(s, i, set); /* stop and restart reach the dependents */
+    }
+    int rc = set ? remember(op, s, set, i) : -1;
+    free(set);
+    if (rc != 0) {
+        sw_ctl_error_reply(b, "out of memory");
+        return true;
+    }
+    if (op->req.cmd == SW_CTL_START) sw_supervisor_start_one(s, op->req.id);
+    else if (op->req.cmd == SW_CTL_STOP) sw_supervisor_stop_one(s, op->req.id);
+    else sw_supervisor_restart_one(s, op->req.id);
+    op->deadline = uv_hrtime() + (uint64_t)(op->req.timeout * 1e9);
+    return sw_ctl_op_poll(op, s, b);
+}
+
+bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, sw_jbuf *b)
+{
+    memset(op, 0, sizeof *op);
+    char err[256];
+    if (sw_ctl_request_parse(line, len, &op->req, err, sizeof err) != 0) {
+        sw_ctl_error_reply(b, err);
+        return true;
+    }
+    log_request(s, &op->req);
+    sw_svc *v = op->req.id ? sw_supervisor_find(s, op->req.id) : NULL;
+    if (op->req.id && !v) return unknown_service(op->req.id, b);
+    switch (op->req.cmd) {
+    case SW_CTL_STATUS:
+        if (v) sw_ctl_status_one(b, s, v);
+        else sw_ctl_status_all(b, s, host_start);
+        return true;
+    case SW_CTL_RELOAD:
+        if (s->shutting_down) sw_ctl_error_reply(b, "the host is shutting down");
+        else reload(s, op->req.all, b);
+        return true;
+    default:
+        if (s->shutting_down && op->req.cmd != SW_CTL_STOP) {
+            sw_ctl_error_reply(b, "the host is shutting down");
+            return true;
+        }
+        return act(op, s, v, b);
+    }
+}
+
+bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, sw_jbuf *b)
+{
+    bool finished = done(op, s);
+    if (!finished && op->req.timeout == 0) { /* asked not to wait */
+        sw_jbuf_lit(b, "{\"ok\":true,\"message\":\"requested\"}");
+        return true;
+    }
+    if (!finished && uv_hrtime() < op->deadline) return false;
+    op_reply(op, s, finished, b);
+    return true;
+}
+
+void sw_ctl_op_free(sw_ctl_op *op)
+{
+    sw_ctl_request_free(&op->req);
+    for (size_t k = 0; k < op->n_ids; k++) free(op->ids[k]);
+    free(op->ids);
+    free(op->at);
+    op->ids = NULL;
+    op->at = NULL;
+    op->n_ids = 0;
+}

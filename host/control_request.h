@@ -1,0 +1,34 @@
+/* Control protocol requests (newline-delimited JSON, one object per line):
+ *   {"cmd":"status"}  {"cmd":"status","id":"app:db"}
+ *   {"cmd":"start"|"stop"|"restart","id":"app:db","timeout":30}
+ *   {"cmd":"reload"}  {"cmd":"reload","all":true}
+ * A line is read with libyaml (JSON is YAML 1.2 flow) through registry/yaml_tree, which bounds
+ * depth and aliases; then checked strictly: an object, known fields of the right types only.
+ * Pure: no I/O, any thread. */
+#ifndef STEWARD_CONTROL_REQUEST_H
+#define STEWARD_CONTROL_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The longest request line accepted, newline excluded. */
+#define SW_CTL_MAX_LINE 4096
+/* How long start/stop/restart wait for the services to settle when the request names no timeout. */
+#define SW_CTL_DEFAULT_TIMEOUT 60.0
+
+typedef enum { SW_CTL_STATUS, SW_CTL_START, SW_CTL_STOP, SW_CTL_RESTART, SW_CTL_RELOAD } sw_ctl_cmd;
+
+typedef struct sw_ctl_request {
+    sw_ctl_cmd cmd;
+    char *id;        /* malloc'd; NULL when not given */
+    bool all;        /* reload: restart every service (as SIGUSR2) */
+    double timeout;  /* start/stop/restart: seconds to wait for the outcome */
+} sw_ctl_request;
+
+/* Parses one line (without its newline). 0, or -1 with a message in err; out needs
+ * sw_ctl_request_free either way. */
+int sw_ctl_request_parse(const char *line, size_t len, sw_ctl_request *out, char *err, size_t errlen);
+void sw_ctl_request_free(sw_ctl_request *r);
+const char *sw_ctl_cmd_name(sw_ctl_cmd cmd);
+
+#endif
