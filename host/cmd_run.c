@@ -104,6 +104,7 @@ typedef struct app_state {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm, sighup, sigusr2;
     sw_supervisor sup;
+    sw_control *ctl;
     int signals;
 } app_state;
 
@@ -112,6 +113,7 @@ static void on_app_signal(uv_signal_t *h, int signum)
     app_state *a = h->data;
     if (++a->signals > 1) {
         sw_log_write(a->sup.log, SW_LOG_WARN, NULL, "second signal: exiting now", NULL, 0);
+        sw_control_remove_file(a->ctl);
         _exit(1);
     }
     sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGINT ? "SIGINT" : "SIGTERM"};
@@ -126,6 +128,23 @@ static void on_reload_signal(uv_signal_t *h, int signum)
     sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGHUP ? "SIGHUP" : "SIGUSR2"};
     sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "signal", &f, 1);
     sw_supervisor_reload(&a->sup, signum == SIGUSR2, NULL);
+}
+
+/* SIGINT/SIGTERM shut down, SIGHUP/SIGUSR2 reload; on = false closes the watchers. */
+static void watch_signals(app_state *a, bool on)
+{
+    struct { uv_signal_t *h; uv_signal_cb cb; int signum; } w[] = {
+        {&a->sigint, on_app_signal, SIGINT}, {&a->sigterm, on_app_signal, SIGTERM},
+        {&a->sighup, on_reload_signal, SIGHUP}, {&a->sigusr2, on_reload_signal, SIGUSR2}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        if (!on) {
+            uv_close((uv_handle_t *)w[i].h, NULL);
+            continue;
+        }
+        uv_signal_init(&a->loop, w[i].h);
+        w[i].h->data = a;
+        uv_signal_start(w[i].h, w[i].cb, w[i].signum);
+    }
 }
 
 /* The control socket and sd_notify around the supervisor; NULL (message printed) when the
@@ -172,22 +191,11 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
         sw_log_free(log);
         return 1;
     }
-    uv_signal_init(&a.loop, &a.sigint);
-    uv_signal_init(&a.loop, &a.sigterm);
-    a.sigint.data = a.sigterm.data = &a;
-    uv_signal_start(&a.sigint, on_app_signal, SIGINT);
-    uv_signal_start(&a.sigterm, on_app_signal, SIGTERM);
-    uv_signal_init(&a.loop, &a.sighup);
-    uv_signal_init(&a.loop, &a.sigusr2);
-    a.sighup.data = a.sigusr2.data = &a;
-    uv_signal_start(&a.sighup, on_reload_signal, SIGHUP);
-    uv_signal_start(&a.sigusr2, on_reload_signal, SIGUSR2);
+    a.ctl = ctl;
+    watch_signals(&a, true);
     sw_supervisor_start(&a.sup);
     uv_run(&a.loop, UV_RUN_DEFAULT);
-    uv_close((uv_handle_t *)&a.sigint, NULL);
-    uv_close((uv_handle_t *)&a.sigterm, NULL);
-    uv_close((uv_handle_t *)&a.sighup, NULL);
-    uv_close((uv_handle_t *)&a.sigusr2, NULL);
+    watch_signals(&a, false);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
     sw_control_close(ctl);
     sw_supervisor_close(&a.sup);

@@ -385,6 +385,12 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, char *err, size_
     return c;
 }
 
+void sw_control_remove_file(const sw_control *c)
+{
+    struct stat st;
+    if (c && c->ino && lstat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino) unlink(c->path);
+}
+
 void sw_control_close(sw_control *c)
 {
     if (!c) return;
@@ -395,8 +401,7 @@ void sw_control_close(sw_control *c)
     uv_close((uv_handle_t *)&c->server, on_handle_closed);
     /* other handles (the supervisor's) keep the loop alive: turn it only until ours are gone */
     for (int i = 0; i < 1000 && c->open_handles > 0; i++) uv_run(c->sup->loop, UV_RUN_NOWAIT);
-    struct stat st;
-    if (c->ino && lstat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino) unlink(c->path);
+    sw_control_remove_file(c);
     free(c->path);
     free(c);
 }

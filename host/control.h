@@ -18,6 +18,9 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, char *err, size_
 /* Closes every connection and the listener, removes the socket file (if it is still ours)
  * and frees c. Call after the loop has stopped; it runs the loop just enough to close. */
 void sw_control_close(sw_control *c);
+/* Removes the socket file if it is still ours, and nothing else: for an exit at once (a
+ * second signal), which closes nothing. */
+void sw_control_remove_file(const sw_control *c);
 /* The socket path a host serves for dir (cfg_path, else DIR/.steward.sock), malloc'd. */
 char *sw_control_default_path(const char *dir, const char *cfg_path);
 
