@@ -42,6 +42,8 @@ struct sw_chan {
     waitq recvq, sendq;
 };
 
+static void push_metatable(lua_State *L);
+
 /* ---- wait queues ---- */
 
 static void q_push(waitq *q, wait_node *n)
@@ -227,13 +229,7 @@ void sw_chan_push_new(lua_State *L, long capacity)
     c->cap = capacity;
     lua_newtable(L);
     lua_setfenv(L, -2);
-    luaL_getmetatable(L, CHAN_MT);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        sw_open_channel(L); /* registers the metatable */
-        lua_pop(L, 1);
-        luaL_getmetatable(L, CHAN_MT);
-    }
+    push_metatable(L);
     lua_setmetatable(L, -2);
 }
 
@@ -443,22 +439,28 @@ static int chan_select(lua_State *L)
     return sw_task_block(L, &s->base);
 }
 
-int sw_open_channel(lua_State *L)
+/* Pushes the channels' metatable, made on first use (inbox and events make channels in
+ * processes that never open the channel module). */
+static void push_metatable(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"send", chan_send}, {"receive", chan_receive}, {"close", chan_close},
         {"case_receive", chan_case_receive}, {"case_send", chan_case_send}, {NULL, NULL}};
-    if (luaL_newmetatable(L, CHAN_MT)) {
-        lua_newtable(L);
-        luaL_register(L, NULL, methods);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, chan_gc);
-        lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, chan_tostring);
-        lua_setfield(L, -2, "__tostring");
-        lua_pushliteral(L, "channel");
-        lua_setfield(L, -2, "__metatable");
-    }
+    if (!luaL_newmetatable(L, CHAN_MT)) return;
+    lua_createtable(L, 0, 5); /* sized up front: no rehash while filling it */
+    luaL_register(L, NULL, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, chan_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, chan_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "channel");
+    lua_setfield(L, -2, "__metatable");
+}
+
+int sw_open_channel(lua_State *L)
+{
+    push_metatable(L);
     lua_pop(L, 1);
     lua_createtable(L, 0, 2);
     lua_pushcfunction(L, chan_new);
