@@ -11,14 +11,38 @@
 #include "runtime.h"
 
 
-/* ---- message objects ---- */
+/* ---- message objects ----
+ * A message object holds the delivery's sender, topic and encoded payload. A small one is
+ * copied into the userdata and the delivery freed at once: the object then needs no
+ * finalizer, and objects with finalizers cost the collector a separate pass each. A large one
+ * keeps the delivery and frees it in __gc, so its bytes stay outside the process's memory
+ * limit until data() decodes them. Both kinds share the methods; each method has the two
+ * metatables as upvalues, which makes checking its argument two pointer comparisons. */
 
-static const char msg_mt_key = 0; /* its address keys the metatable */
+#define MSG_INLINE_MAX 512 /* topic + payload bytes copied into the object */
 
-static sw_delivery *check_msg(lua_State *L)
+typedef struct msg_obj {
+    sw_delivery *owned;            /* large: the delivery, freed by __gc; small: NULL */
+    uint64_t from;
+    const char *topic;
+    const unsigned char *payload;
+    size_t len;
+    unsigned char bytes[];         /* small: topic (NUL-terminated), then payload */
+} msg_obj;
+
+static const char msg_mt_key = 0;       /* small messages' metatable (registry key) */
+static const char msg_owned_mt_key = 0; /* large ones', with __gc */
+
+static msg_obj *check_msg(lua_State *L)
 {
-    sw_delivery **d = sw_api_checkudata(L, 1, &msg_mt_key, "message");
-    return *d;
+    msg_obj *m = lua_touserdata(L, 1);
+    if (m && lua_getmetatable(L, 1)) {
+        int ok = lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
+        lua_pop(L, 1);
+        if (ok) return m;
+    }
+    luaL_typerror(L, 1, "message");
+    return NULL;
 }
 
 static int msg_topic(lua_State *L) { lua_pushstring(L, check_msg(L)->topic); return 1; }
@@ -40,40 +64,80 @@ static int msg_payload(lua_State *L)
 
 static int msg_data(lua_State *L)
 {
-    sw_delivery *d = check_msg(L);
-    int n = sw_msg_decode(L, d->payload, d->len);
+    msg_obj *m = check_msg(L);
+    int n = sw_msg_decode(L, m->payload, m->len);
     if (n < 0) return luaL_error(L, "corrupt message");
     return n;
 }
 
 static int msg_gc(lua_State *L)
 {
-    sw_delivery **d = lua_touserdata(L, 1);
-    free(*d);
-    *d = NULL;
+    msg_obj *m = lua_touserdata(L, 1);
+    free(m->owned);
+    m->owned = NULL;
     return 0;
 }
 
+static void push_key(lua_State *L, const char *key) { lua_pushlightuserdata(L, (void *)key); }
 
-static void msg_mt_init(lua_State *L)
+/* Pushes the small and the large messages' metatables, made on first use. */
+static void push_msg_metatables(lua_State *L)
 {
     static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
                                        {"data", msg_data}, {NULL, NULL}};
-    lua_createtable(L, 0, 4); /* sized up front: each rehash copies the table */
-    luaL_register(L, NULL, methods);
+    push_key(L, &msg_mt_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    push_key(L, &msg_owned_mt_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_isnil(L, -1)) return;
+    lua_pop(L, 2);
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4); /* the methods */
+    for (const luaL_Reg *r = methods; r->name; r++) {
+        lua_pushvalue(L, -3);
+        lua_pushvalue(L, -3);
+        lua_pushcclosure(L, r->func, 2);
+        lua_setfield(L, -2, r->name);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__index");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, msg_gc);
     lua_setfield(L, -2, "__gc");
-    lua_pushliteral(L, "message");
-    lua_setfield(L, -2, "__metatable");
+    for (int i = -2; i <= -1; i++) {
+        lua_pushliteral(L, "message");
+        lua_setfield(L, i - 1, "__metatable");
+    }
+    push_key(L, &msg_mt_key);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    push_key(L, &msg_owned_mt_key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
 void sw_message_push(lua_State *L, sw_delivery *d)
 {
-    sw_delivery **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = d;
-    sw_api_push_metatable(L, &msg_mt_key, msg_mt_init);
+    size_t tlen = d->topic ? strlen(d->topic) + 1 : 0;
+    bool small = tlen + d->len <= MSG_INLINE_MAX;
+    msg_obj *m = lua_newuserdata(L, sizeof *m + (small ? tlen + d->len : 0));
+    m->owned = NULL; /* until set, a collection frees nothing */
+    push_msg_metatables(L);
+    lua_remove(L, small ? -1 : -2);
     lua_setmetatable(L, -2);
+    m->from = d->from;
+    m->len = d->len;
+    if (small) {
+        memcpy(m->bytes, d->data, tlen + d->len); /* topic then payload, as in the delivery */
+        m->topic = tlen ? (const char *)m->bytes : NULL;
+        m->payload = m->bytes + tlen;
+        free(d);
+    } else {
+        m->owned = d;
+        m->topic = d->topic;
+        m->payload = d->payload;
+    }
 }
 
 /* ---- helpers ---- */
