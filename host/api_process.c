@@ -249,18 +249,43 @@ static int p_spawn_linked_monitored(lua_State *L) { return spawn_with(L, SPAWN_L
 
 /* ---- messages and events ---- */
 
+/* The process behind pid `to`, from the sender's one-entry cache or the pid table (then
+ * cached, with a reference). A chatty pair thus skips the table's lock on every send. */
+static sw_proc *send_target(sw_proc *self, uint64_t to)
+{
+    if (self->send_to && self->send_to_id == to) return self->send_to;
+    sw_proc *p = sw_pidtable_grab(&self->rt->pids, to);
+    if (!p) return NULL;
+    if (self->send_to) sw_proc_release(self->send_to);
+    self->send_to = p;
+    self->send_to_id = to;
+    return p;
+}
+
+static void forget_target(sw_proc *self)
+{
+    if (self->send_to) sw_proc_release(self->send_to);
+    self->send_to = NULL;
+}
+
 static int p_send(lua_State *L)
 {
     const char *dest = luaL_checkstring(L, 1);
     const char *topic = luaL_checkstring(L, 2);
+    sw_proc *self = sw_proc_of(L);
     uint64_t to = sw_api_resolve(L, dest);
     if (!to) return fail(L, "no such process");
     char err[256];
-    sw_msgbuf *payload = &sw_proc_of(L)->sendbuf; /* reused: no allocation per send */
+    sw_msgbuf *payload = &self->sendbuf; /* reused: no allocation per send */
     int n = lua_gettop(L) - 2;
-    if (sw_msg_encode(L, 3, n, sw_proc_of(L)->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
-    int rc = deliver(L, to, SW_DLV_MESSAGE, 0, topic, payload);
-    if (rc != 0) return fail(L, "no such process");
+    if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
+    sw_proc *target = send_target(self, to);
+    sw_delivery *d = target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len) : NULL;
+    if (!d || !sw_proc_deliver(target, d)) { /* a message to a dead process is simply dropped */
+        free(d);
+        forget_target(self);
+        return fail(L, target && !d ? "out of memory" : "no such process");
+    }
     lua_pushboolean(L, 1);
     return 1;
 }
