@@ -87,6 +87,7 @@ static inline void sw_heap_free(sw_heap *h, void *p, size_t n)
         free(p);
     } else if (!h->closing) {
         size_t c = (n - 1) / SW_HEAP_GRAIN;
+        SW_HEAP_UNPOISON(p, sizeof(void *)); /* a block under 8 bytes was unpoisoned only so far */
         *(void **)p = h->free[c];
         SW_HEAP_POISON(p, (c + 1) * SW_HEAP_GRAIN);
         h->free[c] = p;
