@@ -480,24 +480,24 @@ static int r_unregister(lua_State *L)
     return 1;
 }
 
-int sw_open_process(lua_State *L)
+static const luaL_Reg process_fns[] = {
+    {"pid", p_pid}, {"spawn", p_spawn}, {"spawn_monitored", p_spawn_monitored},
+    {"spawn_linked", p_spawn_linked}, {"spawn_linked_monitored", p_spawn_linked_monitored},
+    {"send", p_send}, {"inbox", p_inbox}, {"events", p_events}, {"cancel", p_cancel},
+    {"terminate", p_terminate}, {"monitor", p_monitor}, {"unmonitor", p_unmonitor},
+    {"link", p_link}, {"unlink", p_unlink}, {"set_options", p_set_options}, {"ready", p_ready},
+    {NULL, NULL}};
+
+static void push_registry_table(lua_State *L)
 {
-    static const luaL_Reg fns[] = {
-        {"pid", p_pid}, {"spawn", p_spawn}, {"spawn_monitored", p_spawn_monitored},
-        {"spawn_linked", p_spawn_linked}, {"spawn_linked_monitored", p_spawn_linked_monitored},
-        {"send", p_send}, {"inbox", p_inbox}, {"events", p_events}, {"cancel", p_cancel},
-        {"terminate", p_terminate}, {"monitor", p_monitor}, {"unmonitor", p_unmonitor},
-        {"link", p_link}, {"unlink", p_unlink}, {"set_options", p_set_options}, {"ready", p_ready},
-        {NULL, NULL}};
     static const luaL_Reg names[] = {{"register", r_register}, {"lookup", r_lookup}, {"unregister", r_unregister}, {NULL, NULL}};
-    /* Sized up front (functions, registry, event): growing one field at a time rehashes the
-     * table five times, a fair share of what opening the module costs a new process. */
-    lua_createtable(L, 0, (int)(sizeof fns / sizeof fns[0]) + 1);
-    luaL_register(L, NULL, fns);
     lua_createtable(L, 0, 3);
     luaL_register(L, NULL, names);
     sw_api_readonly(L);
-    lua_setfield(L, -2, "registry");
+}
+
+static void push_event_table(lua_State *L)
+{
     lua_createtable(L, 0, 3);
     lua_pushliteral(L, SW_EVENT_CANCEL);
     lua_setfield(L, -2, "CANCEL");
@@ -506,6 +506,35 @@ int sw_open_process(lua_State *L)
     lua_pushliteral(L, SW_EVENT_LINK_DOWN);
     lua_setfield(L, -2, "LINK_DOWN");
     sw_api_readonly(L);
-    lua_setfield(L, -2, "event");
+}
+
+/* __index of the module table: makes the field read, stores it, and returns it (later reads
+ * are plain table hits). Unknown names are nil. */
+static int process_index(lua_State *L)
+{
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (!k) return 0;
+    const luaL_Reg *f = process_fns;
+    while (f->name && strcmp(f->name, k) != 0) f++;
+    if (f->name) lua_pushcfunction(L, f->func);
+    else if (strcmp(k, "registry") == 0) push_registry_table(L);
+    else if (strcmp(k, "event") == 0) push_event_table(L);
+    else return 0;
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* The module's fields are made on first read: most processes use a few of its eighteen (an
+ * idle one only inbox), and making them all was half of what a new process's first run cost.
+ * The read-only proxy around it (api.c) reads this table, whose metatable does the rest. */
+int sw_open_process(lua_State *L)
+{
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, process_index);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
     return 1;
 }
