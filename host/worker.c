@@ -169,8 +169,8 @@ static void sleep_ns(uint64_t ns)
 }
 
 /* One worker at one check: interrupts its slice once it has run long enough, timed from the
- * check that first saw it (the slice began at most one period before). Returns whether a
- * slice is running. */
+ * check that first saw it (the slice began at most one period before). Returns whether the
+ * worker ran Lua since the last check (a slice running now, or others begun meanwhile). */
 static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t period)
 {
     atomic_fetch_add_explicit(&w->ticks, 1, memory_order_relaxed);
