@@ -11,14 +11,38 @@
 #include "runtime.h"
 
 
-/* ---- message objects ---- */
+/* ---- message objects ----
+ * A message object holds the delivery's sender, topic and encoded payload. A small one is
+ * copied into the userdata and the delivery freed at once: the object then needs no
+ * finalizer, and objects with finalizers cost the collector a separate pass each. A large one
+ * keeps the delivery and frees it in __gc, so its bytes stay outside the process's memory
+ * limit until data() decodes them. Both kinds share the methods; each method has the two
+ * metatables as upvalues, which makes checking its argument two pointer comparisons. */
 
-static const char msg_mt_key = 0; /* its address keys the metatable */
+#define MSG_INLINE_MAX 512 /* topic + payload bytes copied into the object */
 
-static sw_delivery *check_msg(lua_State *L)
+typedef struct msg_obj {
+    sw_delivery *owned;            /* large: the delivery, freed by __gc; small: NULL */
+    uint64_t from;
+    const char *topic;
+    const unsigned char *payload;
+    size_t len;
+    unsigned char bytes[];         /* small: topic (NUL-terminated), then payload */
+} msg_obj;
+
+static const char msg_mt_key = 0;       /* small messages' metatable (registry key) */
+static const char msg_owned_mt_key = 0; /* large ones', with __gc */
+
+static msg_obj *check_msg(lua_State *L)
 {
-    sw_delivery **d = sw_api_checkudata(L, 1, &msg_mt_key, "message");
-    return *d;
+    msg_obj *m = lua_touserdata(L, 1);
+    if (m && lua_getmetatable(L, 1)) {
+        int ok = lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
+        lua_pop(L, 1);
+        if (ok) return m;
+    }
+    luaL_typerror(L, 1, "message");
+    return NULL;
 }
 
 static int msg_topic(lua_State *L) { lua_pushstring(L, check_msg(L)->topic); return 1; }
@@ -40,40 +64,80 @@ static int msg_payload(lua_State *L)
 
 static int msg_data(lua_State *L)
 {
-    sw_delivery *d = check_msg(L);
-    int n = sw_msg_decode(L, d->payload, d->len);
+    msg_obj *m = check_msg(L);
+    int n = sw_msg_decode(L, m->payload, m->len);
     if (n < 0) return luaL_error(L, "corrupt message");
     return n;
 }
 
 static int msg_gc(lua_State *L)
 {
-    sw_delivery **d = lua_touserdata(L, 1);
-    free(*d);
-    *d = NULL;
+    msg_obj *m = lua_touserdata(L, 1);
+    free(m->owned);
+    m->owned = NULL;
     return 0;
 }
 
+static void push_key(lua_State *L, const char *key) { lua_pushlightuserdata(L, (void *)key); }
 
-static void msg_mt_init(lua_State *L)
+/* Pushes the small and the large messages' metatables, made on first use. */
+static void push_msg_metatables(lua_State *L)
 {
     static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
                                        {"data", msg_data}, {NULL, NULL}};
-    lua_newtable(L);
-    luaL_register(L, NULL, methods);
+    push_key(L, &msg_mt_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    push_key(L, &msg_owned_mt_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_isnil(L, -1)) return;
+    lua_pop(L, 2);
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4); /* the methods */
+    for (const luaL_Reg *r = methods; r->name; r++) {
+        lua_pushvalue(L, -3);
+        lua_pushvalue(L, -3);
+        lua_pushcclosure(L, r->func, 2);
+        lua_setfield(L, -2, r->name);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__index");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, msg_gc);
     lua_setfield(L, -2, "__gc");
-    lua_pushliteral(L, "message");
-    lua_setfield(L, -2, "__metatable");
+    for (int i = -2; i <= -1; i++) {
+        lua_pushliteral(L, "message");
+        lua_setfield(L, i - 1, "__metatable");
+    }
+    push_key(L, &msg_mt_key);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    push_key(L, &msg_owned_mt_key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
 void sw_message_push(lua_State *L, sw_delivery *d)
 {
-    sw_delivery **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = d;
-    sw_api_push_metatable(L, &msg_mt_key, msg_mt_init);
+    size_t tlen = d->topic ? strlen(d->topic) + 1 : 0;
+    bool small = tlen + d->len <= MSG_INLINE_MAX;
+    msg_obj *m = lua_newuserdata(L, sizeof *m + (small ? tlen + d->len : 0));
+    m->owned = NULL; /* until set, a collection frees nothing */
+    push_msg_metatables(L);
+    lua_remove(L, small ? -1 : -2);
     lua_setmetatable(L, -2);
+    m->from = d->from;
+    m->len = d->len;
+    if (small) {
+        memcpy(m->bytes, d->data, tlen + d->len); /* topic then payload, as in the delivery */
+        m->topic = tlen ? (const char *)m->bytes : NULL;
+        m->payload = m->bytes + tlen;
+        free(d);
+    } else {
+        m->owned = d;
+        m->topic = d->topic;
+        m->payload = d->payload;
+    }
 }
 
 /* ---- helpers ---- */
@@ -190,20 +254,44 @@ static int p_spawn_linked_monitored(lua_State *L) { return spawn_with(L, SPAWN_L
 
 /* ---- messages and events ---- */
 
+/* The process behind pid `to`, from the sender's one-entry cache or the pid table (then
+ * cached, with a reference). A chatty pair thus skips the table's lock on every send. */
+static sw_proc *send_target(sw_proc *self, uint64_t to)
+{
+    if (self->send_to && self->send_to_id == to) return self->send_to;
+    sw_proc *p = sw_pidtable_grab(&self->rt->pids, to);
+    if (!p) return NULL;
+    if (self->send_to) sw_proc_release(self->send_to);
+    self->send_to = p;
+    self->send_to_id = to;
+    return p;
+}
+
+static void forget_target(sw_proc *self)
+{
+    if (self->send_to) sw_proc_release(self->send_to);
+    self->send_to = NULL;
+}
+
 static int p_send(lua_State *L)
 {
     const char *dest = luaL_checkstring(L, 1);
     const char *topic = luaL_checkstring(L, 2);
-    const sw_proc_ctx *ctx = &sw_proc_of(L)->ctx;
-    if (ctx->allowed && !ctx->allowed(L, "process.send", dest)) return sw_push_denied(L, "process.send", dest);
+    sw_proc *self = sw_proc_of(L);
+    if (self->ctx.allowed && !self->ctx.allowed(L, "process.send", dest)) return sw_push_denied(L, "process.send", dest);
     uint64_t to = sw_api_resolve(L, dest);
     if (!to) return fail(L, "no such process");
     char err[256];
-    sw_msgbuf *payload = &sw_proc_of(L)->sendbuf; /* reused: no allocation per send */
+    sw_msgbuf *payload = &self->sendbuf; /* reused: no allocation per send */
     int n = lua_gettop(L) - 2;
-    if (sw_msg_encode(L, 3, n, sw_proc_of(L)->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
-    int rc = deliver(L, to, SW_DLV_MESSAGE, 0, topic, payload);
-    if (rc != 0) return fail(L, "no such process");
+    if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
+    sw_proc *target = send_target(self, to);
+    sw_delivery *d = target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len) : NULL;
+    if (!d || !sw_proc_deliver(target, d)) { /* a message to a dead process is simply dropped */
+        free(d);
+        forget_target(self);
+        return fail(L, target && !d ? "out of memory" : "no such process");
+    }
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -398,22 +486,24 @@ static int r_unregister(lua_State *L)
     return 1;
 }
 
-int sw_open_process(lua_State *L)
+static const luaL_Reg process_fns[] = {
+    {"pid", p_pid}, {"spawn", p_spawn}, {"spawn_monitored", p_spawn_monitored},
+    {"spawn_linked", p_spawn_linked}, {"spawn_linked_monitored", p_spawn_linked_monitored},
+    {"send", p_send}, {"inbox", p_inbox}, {"events", p_events}, {"cancel", p_cancel},
+    {"terminate", p_terminate}, {"monitor", p_monitor}, {"unmonitor", p_unmonitor},
+    {"link", p_link}, {"unlink", p_unlink}, {"set_options", p_set_options}, {"ready", p_ready},
+    {NULL, NULL}};
+
+static void push_registry_table(lua_State *L)
 {
-    static const luaL_Reg fns[] = {
-        {"pid", p_pid}, {"spawn", p_spawn}, {"spawn_monitored", p_spawn_monitored},
-        {"spawn_linked", p_spawn_linked}, {"spawn_linked_monitored", p_spawn_linked_monitored},
-        {"send", p_send}, {"inbox", p_inbox}, {"events", p_events}, {"cancel", p_cancel},
-        {"terminate", p_terminate}, {"monitor", p_monitor}, {"unmonitor", p_unmonitor},
-        {"link", p_link}, {"unlink", p_unlink}, {"set_options", p_set_options}, {"ready", p_ready},
-        {NULL, NULL}};
     static const luaL_Reg names[] = {{"register", r_register}, {"lookup", r_lookup}, {"unregister", r_unregister}, {NULL, NULL}};
-    lua_newtable(L);
-    luaL_register(L, NULL, fns);
-    lua_newtable(L);
+    lua_createtable(L, 0, 3);
     luaL_register(L, NULL, names);
     sw_api_readonly(L);
-    lua_setfield(L, -2, "registry");
+}
+
+static void push_event_table(lua_State *L)
+{
     lua_createtable(L, 0, 3);
     lua_pushliteral(L, SW_EVENT_CANCEL);
     lua_setfield(L, -2, "CANCEL");
@@ -422,6 +512,35 @@ int sw_open_process(lua_State *L)
     lua_pushliteral(L, SW_EVENT_LINK_DOWN);
     lua_setfield(L, -2, "LINK_DOWN");
     sw_api_readonly(L);
-    lua_setfield(L, -2, "event");
+}
+
+/* __index of the module table: makes the field read, stores it, and returns it (later reads
+ * are plain table hits). Unknown names are nil. */
+static int process_index(lua_State *L)
+{
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (!k) return 0;
+    const luaL_Reg *f = process_fns;
+    while (f->name && strcmp(f->name, k) != 0) f++;
+    if (f->name) lua_pushcfunction(L, f->func);
+    else if (strcmp(k, "registry") == 0) push_registry_table(L);
+    else if (strcmp(k, "event") == 0) push_event_table(L);
+    else return 0;
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* The module's fields are made on first read: most processes use a few of its eighteen (an
+ * idle one only inbox), and making them all was half of what a new process's first run cost.
+ * The read-only proxy around it (api.c) reads this table, whose metatable does the rest. */
+int sw_open_process(lua_State *L)
+{
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, process_index);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
     return 1;
 }

@@ -42,6 +42,8 @@ struct sw_chan {
     waitq recvq, sendq;
 };
 
+static void push_metatable(lua_State *L);
+
 /* ---- wait queues ---- */
 
 static void q_push(waitq *q, wait_node *n)
@@ -77,19 +79,35 @@ static void set_unlink(waitset *s)
     for (int i = 0; i < s->n; i++) node_unlink(&s->nodes[i]);
 }
 
+/* A single-channel wait (every receive or send that blocks) reuses its task's last one:
+ * a blocking receive then allocates nothing. */
+static void set_free(waitset *s)
+{
+    if (s->n == 1 && s->task && !s->task->wait_mem) s->task->wait_mem = s;
+    else free(s);
+}
+
 static void set_cancel(sw_task_wait *w)
 {
     waitset *s = (waitset *)w;
     set_unlink(s);
-    free(s);
+    set_free(s);
 }
 
 static waitset *set_new(lua_State *L, int n, bool select)
 {
-    waitset *s = calloc(1, sizeof *s + (size_t)n * sizeof(wait_node));
-    if (!s) luaL_error(L, "out of memory");
+    size_t size = sizeof(waitset) + (size_t)n * sizeof(wait_node);
+    sw_task *t = sw_task_current(L);
+    waitset *s = NULL;
+    if (n == 1 && t && t->wait_mem) {
+        s = t->wait_mem;
+        t->wait_mem = NULL;
+        memset(s, 0, size);
+    } else if (!(s = calloc(1, size))) {
+        luaL_error(L, "out of memory");
+    }
     s->base.cancel = set_cancel;
-    s->task = sw_task_current(L);
+    s->task = t;
     s->select = select;
     s->n = n;
     for (int i = 0; i < n; i++) s->nodes[i].set = s;
@@ -98,7 +116,22 @@ static waitset *set_new(lua_State *L, int n, bool select)
 
 /* ---- the channel userdata ---- */
 
-static sw_chan *check_chan(lua_State *L, int idx) { return luaL_checkudata(L, idx, CHAN_MT); }
+/* For the methods: each has the channels' metatable as its upvalue, so checking its argument
+ * is one pointer comparison (luaL_checkudata looks the metatable up by name every time). */
+static sw_chan *check_chan(lua_State *L, int idx)
+{
+    sw_chan *c = lua_touserdata(L, idx);
+    if (c && lua_getmetatable(L, idx)) {
+        int ok = lua_rawequal(L, -1, lua_upvalueindex(1));
+        lua_pop(L, 1);
+        if (ok) return c;
+    }
+    luaL_typerror(L, idx, CHAN_MT);
+    return NULL;
+}
+
+/* For the host's C calls, which pass channels they made. */
+static sw_chan *to_chan(lua_State *L, int idx) { return lua_touserdata(L, idx); }
 
 static void env_push(lua_State *L, int idx) { lua_getfenv(L, idx); }
 
@@ -176,7 +209,7 @@ static void wake_node(lua_State *L, int chan_idx, wait_node *n, int value_idx, b
         nvals = 2;
     }
     sw_task_wake(s->task, L, nvals);
-    free(s);
+    set_free(s);
 }
 
 /* Hands the value at value_idx to the first waiting receiver; false if none waits. */
@@ -227,20 +260,14 @@ void sw_chan_push_new(lua_State *L, long capacity)
     c->cap = capacity;
     lua_newtable(L);
     lua_setfenv(L, -2);
-    luaL_getmetatable(L, CHAN_MT);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        sw_open_channel(L); /* registers the metatable */
-        lua_pop(L, 1);
-        luaL_getmetatable(L, CHAN_MT);
-    }
+    push_metatable(L);
     lua_setmetatable(L, -2);
 }
 
 bool sw_chan_offer(lua_State *L, int idx)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
-    sw_chan *c = check_chan(L, idx);
+    sw_chan *c = to_chan(L, idx);
     bool ok = !c->closed && try_send(L, idx, c, lua_gettop(L));
     lua_pop(L, 1);
     return ok;
@@ -249,7 +276,7 @@ bool sw_chan_offer(lua_State *L, int idx)
 void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
-    sw_chan *c = check_chan(L, idx);
+    sw_chan *c = to_chan(L, idx);
     double write = c->head;
     for (double k = c->head + 1; k <= c->tail; k++) {
         env_takei(L, idx, k);
@@ -262,7 +289,7 @@ void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_
 void sw_chan_close_at(lua_State *L, int idx)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
-    sw_chan *c = check_chan(L, idx);
+    sw_chan *c = to_chan(L, idx);
     if (c->closed) return;
     c->closed = true;
     while (c->recvq.head) wake_node(L, idx, c->recvq.head, 0, false);
@@ -333,6 +360,7 @@ static int chan_receive(lua_State *L)
 
 static int chan_close(lua_State *L)
 {
+    check_chan(L, 1);
     sw_chan_close_at(L, 1);
     return 0;
 }
@@ -443,22 +471,29 @@ static int chan_select(lua_State *L)
     return sw_task_block(L, &s->base);
 }
 
-int sw_open_channel(lua_State *L)
+/* Pushes the channels' metatable, made on first use (inbox and events make channels in
+ * processes that never open the channel module). */
+static void push_metatable(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"send", chan_send}, {"receive", chan_receive}, {"close", chan_close},
         {"case_receive", chan_case_receive}, {"case_send", chan_case_send}, {NULL, NULL}};
-    if (luaL_newmetatable(L, CHAN_MT)) {
-        lua_newtable(L);
-        luaL_register(L, NULL, methods);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, chan_gc);
-        lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, chan_tostring);
-        lua_setfield(L, -2, "__tostring");
-        lua_pushliteral(L, "channel");
-        lua_setfield(L, -2, "__metatable");
-    }
+    if (!luaL_newmetatable(L, CHAN_MT)) return;
+    lua_createtable(L, 0, 5); /* sized up front: no rehash while filling it */
+    lua_pushvalue(L, -2);
+    luaL_openlib(L, NULL, methods, 1); /* each method gets the metatable as its upvalue */
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, chan_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, chan_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "channel");
+    lua_setfield(L, -2, "__metatable");
+}
+
+int sw_open_channel(lua_State *L)
+{
+    push_metatable(L);
     lua_pop(L, 1);
     lua_createtable(L, 0, 2);
     lua_pushcfunction(L, chan_new);

@@ -13,7 +13,9 @@
 int sw_open_channel(lua_State *L);
 /* Pushes a new channel with the given capacity (0 = unbuffered, SW_CHAN_UNBOUNDED). */
 void sw_chan_push_new(lua_State *L, long capacity);
-/* Sends the value on top of L (popped) to the channel at index idx without blocking: hands it
+/* The functions below take a channel the host made (sw_chan_push_new) at idx; they do not
+ * check it is one.
+ * Sends the value on top of L (popped) to the channel at index idx without blocking: hands it
  * to a waiting receiver or buffers it. Returns false (value dropped) when the buffer is full or
  * the channel closed. */
 bool sw_chan_offer(lua_State *L, int idx);

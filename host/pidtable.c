@@ -204,10 +204,17 @@ void sw_pid_format(uint64_t id, char *buf, size_t size)
     buf[len] = 0;
 }
 
+/* Hex digits only (strtoull would also take spaces, a sign or a second "0x"); every
+ * process.send parses its destination, so this stays a plain loop. */
 uint64_t sw_pid_parse(const char *s)
 {
     if (strncmp(s, "host|0x", 7) != 0) return 0;
-    char *end;
-    unsigned long long v = strtoull(s + 7, &end, 16);
-    return *end || end == s + 7 ? 0 : (uint64_t)v;
+    uint64_t v = 0;
+    int n = 0;
+    for (s += 7; *s; s++, n++) {
+        int c = (unsigned char)*s, d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
+        if (d < 0 || n == 16) return 0;
+        v = v << 4 | (uint64_t)d;
+    }
+    return n ? v : 0;
 }

@@ -184,6 +184,8 @@ static void free_process_state(sw_proc *p)
     pidvec_free(&p->monitoring);
     pidvec_free(&p->monitoring_refs);
     sw_msgbuf_free(&p->sendbuf);
+    if (p->send_to) sw_proc_release(p->send_to);
+    p->send_to = NULL;
     free(p->args);
     free(p->doom);
     free(p->service);
@@ -213,6 +215,7 @@ static void proc_exit(sw_proc *p, exit_state *x)
         sw_exit_info info = {x->kind, x->error, x->retryable, x->code, x->result.data, x->result.len};
         p->on_exit(p->cb_arg, p->id, &info);
     }
+    sw_worker_slice_retire(p->worker); /* the watchdog may still hold our vm from the last slice */
     free_process_state(p);
     free(x->error);
     sw_msgbuf_free(&x->result);

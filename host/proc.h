@@ -83,6 +83,8 @@ struct sw_proc {
     sw_delivery *pending;        /* taken from the mailbox, not yet handled */
     bool kill_requested;
     sw_msgbuf sendbuf;           /* process.send encodes here; kept between sends */
+    sw_proc *send_to;            /* the last destination of process.send, with a reference: */
+    uint64_t send_to_id;         /* the next send to it skips the pid table */
     unsigned char *args;         /* encoded arguments for main, or NULL */
     size_t args_len;
     int argc;                    /* or CLI strings */

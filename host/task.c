@@ -90,6 +90,7 @@ void sw_task_free(sw_task *t, lua_State *L)
     if (t->next) t->next->prev = t->prev;
     if (p->current == t) p->current = NULL;
     if (L) luaL_unref(L, LUA_REGISTRYINDEX, t->ref);
+    free(t->wait_mem);
     free(t);
 }
 

@@ -45,6 +45,8 @@ struct sw_task {
     int nresume;                 /* values on co to pass at the next run */
     bool blocked, ready;
     sw_task_wait *wait;
+    void *wait_mem;              /* a wait's memory kept for the task's next one (channel.c);
+                                  * freed with the task */
     sw_task *next_ready;
     sw_task *next, *prev;        /* all tasks of the process */
 };

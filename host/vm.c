@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "vm.h"
+#include "vm_heap.h"
 #include "vm_pattern.h"
 
 #include <stdatomic.h>
@@ -49,6 +50,7 @@ struct sw_vm {
     uint64_t opened;       /* lazy globals already opened: builtins, then host libs */
     const sw_vm_lib *libs;
     char *errmsg;
+    sw_heap heap;  /* the state's small objects; large ones come from malloc */
 };
 
 static void vm_hook(lua_State *L, lua_Debug *ar);
@@ -59,25 +61,29 @@ static void gc_request(sw_vm *vm);
 /* Counts every byte of the state. Growing over the limit fails (LuaJIT raises "not enough
  * memory") and marks the process: it will fail with "memory limit exceeded" even if user
  * code catches that error. Shrinking and freeing always succeed. Past gc_at it asks for a
- * collection, as LuaJIT never collects on a failed allocation. */
+ * collection, as LuaJIT never collects on a failed allocation. Blocks come from the state's
+ * heap (vm_heap.c): creating a state makes ~320 allocations, which malloc made the larger part of it. */
 static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     sw_vm *vm = ud;
     size_t old = ptr ? osize : 0;
     void *p;
     if (nsize == 0) {
-        vm->mem -= old;
-        free(ptr);
+        if (ptr) {
+            vm->mem -= old;
+            sw_heap_free(&vm->heap, ptr, old);
+        }
         return NULL;
     }
     if (vm->limit && nsize > old && vm->mem - old + nsize > vm->limit) {
         vm->oom = 1;
         return NULL;
     }
-    p = realloc(ptr, nsize);
-    if (p)
-        vm->mem = vm->mem - old + nsize;
-    if (p && vm->limit && vm->mem > vm->gc_at && !vm->gc_wanted)
+    p = ptr ? sw_heap_realloc(&vm->heap, ptr, old, nsize) : sw_heap_alloc(&vm->heap, nsize);
+    if (!p)
+        return NULL;
+    vm->mem = vm->mem - old + nsize;
+    if (vm->limit && vm->mem > vm->gc_at && !vm->gc_wanted)
         gc_request(vm);
     return p;
 }
@@ -926,6 +932,14 @@ static int vm_setup(lua_State *L)
     return 0;
 }
 
+/* lua_close frees every object; the heap's blocks then go all at once with its chunks. */
+static void close_state(sw_vm *vm)
+{
+    sw_heap_closing(&vm->heap);
+    lua_close(vm->L);
+    vm->L = NULL;
+}
+
 sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
 {
     sw_vm *vm = calloc(1, sizeof *vm);
@@ -936,10 +950,12 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     vm->jit = lim ? lim->jit : 0;
     atomic_init(&vm->killed, 0);
     atomic_flag_clear(&vm->hook_lock);
+    sw_heap_init(&vm->heap, 0);
     vm->L = lua_newstate(vm_alloc, vm);
     if (!vm->L || lua_cpcall(vm->L, vm_setup, vm) != 0) {
         if (vm->L)
-            lua_close(vm->L);
+            close_state(vm);
+        sw_heap_release(&vm->heap);
         free(vm);
         return NULL;
     }
@@ -953,7 +969,8 @@ void sw_vm_free(sw_vm *vm)
     if (!vm)
         return;
     vm->limit = 0; /* finalizers of host userdata may still allocate */
-    lua_close(vm->L);
+    close_state(vm);
+    sw_heap_release(&vm->heap);
     free(vm->errmsg);
     free(vm);
 }

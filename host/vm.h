@@ -75,8 +75,9 @@ typedef struct sw_vm_lib {
 
 /* Creates a process state: sandboxed globals (above), memory limit, hook. lim may be NULL for
  * the defaults (unlimited memory, 10000 reductions, no JIT). owner is an opaque pointer
- * returned by sw_vm_owner; the vm never touches it. Costs ~25 us and ~19 KB (sw_vm_memory)
- * on the dev box, about 1.2x a bare lua_newstate with the base and string libraries.
+ * returned by sw_vm_owner; the vm never touches it. Costs ~63k instructions (callgrind;
+ * ~60% of them lua_newstate and luaopen_base) and ~19 KB (sw_vm_memory): all but LuaJIT's
+ * 6 KB global state sits in one 20 KB slot of the state's heap (vm_heap.h).
  * Returns NULL when out of memory (or if this LuaJIT cannot take a custom allocator, i.e. a
  * 64-bit build without GC64; Debian's amd64 build is GC64).
  * Thread: any; the vm is then used by one thread at a time (it may move between threads

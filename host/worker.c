@@ -9,6 +9,8 @@
 #include "vm.h"
 
 #define POLL_NS (1000 * 1000) /* a busy worker looks at its loop's timers at least this often */
+#define POLL_EVERY_RUNS 16     /* ... and reads the clock to know that only every so many runs,
+                                * or when the watchdog has ticked since */
 
 static _Thread_local sw_worker *current;
 
@@ -101,22 +103,33 @@ static void on_wake(uv_async_t *h)
     }
 }
 
+/* Whether a busy worker should look at its loop's timers now. The clock is read only every
+ * POLL_EVERY_RUNS runs or when the watchdog has ticked (every 1 ms while anything runs). */
+static bool poll_due(sw_worker *w, unsigned *runs, uint64_t *seen_tick, uint64_t *last_poll)
+{
+    uint64_t tick = atomic_load_explicit(&w->ticks, memory_order_relaxed);
+    if (++*runs < POLL_EVERY_RUNS && tick == *seen_tick) return false;
+    *runs = 0;
+    *seen_tick = tick;
+    uint64_t now = uv_hrtime();
+    if (now - *last_poll < POLL_NS) return false;
+    *last_poll = now;
+    return true;
+}
+
 static void worker_main(void *arg)
 {
     sw_worker *w = arg;
     current = w;
-    uint64_t last_poll = uv_hrtime();
+    uint64_t last_poll = uv_hrtime(), seen_tick = 0;
+    unsigned runs = 0;
     while (!atomic_load(&w->all->stopping)) {
         sw_proc *p = pop(w, false);
         if (!p && w->all->n > 1) p = steal(w);
         if (p) {
             sw_proc_run(p);
             sw_proc_release(p);
-            uint64_t now = uv_hrtime();
-            if (now - last_poll >= POLL_NS) {
-                uv_run(&w->loop, UV_RUN_NOWAIT);
-                last_poll = now;
-            }
+            if (poll_due(w, &runs, &seen_tick, &last_poll)) uv_run(&w->loop, UV_RUN_NOWAIT);
             continue;
         }
         atomic_store(&w->sleeping, true);
@@ -126,6 +139,7 @@ static void worker_main(void *arg)
         }
         uv_run(&w->loop, UV_RUN_ONCE);
         atomic_store(&w->sleeping, false);
+        last_poll = uv_hrtime();
     }
     current = NULL;
 }
@@ -136,16 +150,15 @@ static void free_handle(uv_handle_t *h) { free(h); }
  * allocated with its handle first, and freed with it. */
 void sw_worker_slice_begin(sw_worker *w, sw_vm *vm)
 {
-    pthread_mutex_lock(&w->slice_lock);
-    w->slice_vm = vm;
-    w->slice_start = uv_hrtime();
-    pthread_mutex_unlock(&w->slice_lock);
+    atomic_fetch_add_explicit(&w->slice_seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&w->slice_vm, vm, memory_order_release);
 }
 
-void sw_worker_slice_end(sw_worker *w)
+void sw_worker_slice_end(sw_worker *w) { atomic_store_explicit(&w->slice_vm, NULL, memory_order_release); }
+
+void sw_worker_slice_retire(sw_worker *w)
 {
     pthread_mutex_lock(&w->slice_lock);
-    w->slice_vm = NULL;
     pthread_mutex_unlock(&w->slice_lock);
 }
 
@@ -155,25 +168,38 @@ static void sleep_ns(uint64_t ns)
     nanosleep(&ts, NULL);
 }
 
+/* One worker at one check: interrupts its slice once it has run long enough, timed from the
+ * check that first saw it (the slice began at most one period before). Returns whether the
+ * worker ran Lua since the last check (a slice running now, or others begun meanwhile). */
+static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t period)
+{
+    atomic_fetch_add_explicit(&w->ticks, 1, memory_order_relaxed);
+    pthread_mutex_lock(&w->slice_lock);
+    sw_vm *vm = atomic_load_explicit(&w->slice_vm, memory_order_acquire);
+    uint64_t seq = atomic_load_explicit(&w->slice_seq, memory_order_relaxed);
+    bool busy = vm || seq != w->seen_seq;
+    if (seq != w->seen_seq) {
+        w->seen_seq = seq;
+        w->seen_at = now;
+    } else if (vm && ws->slice_ns != SW_SLICE_NEVER && now - w->seen_at + period / 2 >= ws->slice_ns) {
+        sw_vm_interrupt(vm);
+    }
+    pthread_mutex_unlock(&w->slice_lock);
+    return busy;
+}
+
 /* Preemption by time: every half slice, interrupt the workers whose current slice is over.
  * When no Lua has run for a while it naps longer, so an idle host costs nothing noticeable. */
 static void watchdog_main(void *arg)
 {
     sw_workers *ws = arg;
+    const uint64_t period = SW_SLICE_NS / 2;
     int idle_checks = 0;
     while (!atomic_load(&ws->stopping)) {
-        sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : SW_SLICE_NS / 2); /* the check period stays fixed */
+        sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : period); /* the check period stays fixed */
         uint64_t now = uv_hrtime();
         bool busy = false;
-        for (int i = 0; i < ws->n; i++) {
-            sw_worker *w = &ws->w[i];
-            pthread_mutex_lock(&w->slice_lock);
-            if (w->slice_vm) {
-                busy = true;
-                if (now - w->slice_start >= ws->slice_ns) sw_vm_interrupt(w->slice_vm);
-            }
-            pthread_mutex_unlock(&w->slice_lock);
-        }
+        for (int i = 0; i < ws->n; i++) busy |= check_worker(ws, &ws->w[i], now, period);
         idle_checks = busy ? 0 : idle_checks + 1;
     }
 }

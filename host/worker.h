@@ -36,9 +36,15 @@ typedef struct sw_worker {
     size_t queued;
     sw_worker_call *calls;
     atomic_bool sleeping;
-    pthread_mutex_t slice_lock;  /* the watchdog interrupts slice_vm only while holding it */
-    sw_vm *slice_vm;
-    uint64_t slice_start;
+    /* The running slice, published without a lock or a clock read (both cost more than a
+     * ping-pong hop can spare): its vm and a count of slices begun. The watchdog times a
+     * slice from when it first sees its number; it interrupts slice_vm only while holding
+     * slice_lock, which sw_worker_slice_retire takes before a vm is freed. */
+    _Atomic(sw_vm *) slice_vm;
+    atomic_uint_fast64_t slice_seq;
+    pthread_mutex_t slice_lock;
+    uint64_t seen_seq, seen_at;  /* watchdog only: the slice number it saw, and when */
+    atomic_uint_fast64_t ticks;  /* watchdog checks so far: a busy worker polls its loop when it moves */
 } sw_worker;
 
 struct sw_workers {
@@ -67,8 +73,11 @@ void sw_worker_enqueue(sw_worker *w, sw_proc *p);
 void sw_worker_call_on(sw_worker *w, sw_worker_call *call);
 
 /* Brackets every run of Lua code on a worker: between them, the watchdog may interrupt vm
- * once the slice is over SW_SLICE_NS; after end, vm may be freed. Thread: w's. */
+ * once the slice has run about SW_SLICE_NS (1.5 to 3.5 ms: it checks every 1 ms). Thread: w's. */
 void sw_worker_slice_begin(sw_worker *w, sw_vm *vm);
 void sw_worker_slice_end(sw_worker *w);
+/* Call before freeing a vm whose last slice ran on w: waits out a watchdog check that may
+ * still be interrupting it. Thread: w's. */
+void sw_worker_slice_retire(sw_worker *w);
 
 #endif

@@ -93,6 +93,7 @@ describe("process", function()
         "true",
         tab("0", "true"),
         tab("1", "true"),
+        tab("large", "true", "4000", "7", "4000"),
         "true",
         tab("true", '"by name"'),
         tab("true", "true", "true"),

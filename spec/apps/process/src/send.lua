@@ -23,6 +23,11 @@ return function()
   tbl.n = 2
   local got = t.expect("copy"):data()
   print(got.n, got ~= tbl)
+  -- a large message (kept outside the state until read) reads the same as a small one
+  process.send(me, "large", string.rep("x", 4000), { n = 7 })
+  local big = t.expect("large")
+  local s, tb = big:data()
+  print(big:topic(), big:from() == me, #s, tb.n, #big:payload():data())
   -- to a registered name
   assert(process.registry.register("send_target", c))
   print(process.send("send_target", "ping", "by name"))
