@@ -23,19 +23,7 @@ static char *socket_path(const sw_cli *cli)
 {
     if (cli->control) return strdup(cli->control);
     sw_host_config cfg;
-    sw_host_config_defaults(&cfg);
-    if (cli->config) {
-        sw_diags diags;
-        sw_diags_init(&diags);
-        int rc = sw_host_config_load(&cfg, cli->config, &diags);
-        sw_diags_finish(&diags);
-        sw_diags_print(&diags, stderr);
-        sw_diags_free(&diags);
-        if (rc != 0) {
-            sw_host_config_free(&cfg);
-            return NULL;
-        }
-    }
+    if (sw_host_config_read(&cfg, cli->config) != 0) return NULL;
     char *path = sw_control_default_path(cli->dir, cfg.control_socket);
     sw_host_config_free(&cfg);
     return path;

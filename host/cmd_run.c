@@ -209,19 +209,7 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
 int sw_cmd_run(const sw_cli *cli)
 {
     sw_host_config cfg;
-    sw_host_config_defaults(&cfg);
-    if (cli->config) {
-        sw_diags diags;
-        sw_diags_init(&diags);
-        int rc = sw_host_config_load(&cfg, cli->config, &diags);
-        sw_diags_finish(&diags);
-        sw_diags_print(&diags, stderr);
-        sw_diags_free(&diags);
-        if (rc != 0) {
-            sw_host_config_free(&cfg);
-            return 2;
-        }
-    }
+    if (sw_host_config_read(&cfg, cli->config) != 0) return 2;
     sw_registry *reg = sw_load_or_report(cli->dir);
     if (!reg) {
         sw_host_config_free(&cfg);

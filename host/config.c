@@ -117,3 +117,17 @@ void sw_host_config_free(sw_host_config *c)
     }
     c->owner = NULL;
 }
+
+int sw_host_config_read(sw_host_config *c, const char *path)
+{
+    sw_host_config_defaults(c);
+    if (!path) return 0;
+    sw_diags diags;
+    sw_diags_init(&diags);
+    int rc = sw_host_config_load(c, path, &diags);
+    sw_diags_finish(&diags);
+    sw_diags_print(&diags, stderr);
+    sw_diags_free(&diags);
+    if (rc != 0) sw_host_config_free(c);
+    return rc != 0 ? -1 : 0;
+}

@@ -21,6 +21,9 @@ typedef struct sw_host_config {
 void sw_host_config_defaults(sw_host_config *c);
 /* Reads path into c. 0, or -1 with every problem in diags. */
 int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags);
+/* The defaults, then path if it is not NULL; errors are printed to stderr. 0, or -1 (c is
+ * then freed). */
+int sw_host_config_read(sw_host_config *c, const char *path);
 void sw_host_config_free(sw_host_config *c);
 
 #endif
