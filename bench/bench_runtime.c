@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_process.h"
 #include "message.h"
 #include "proc.h"
 #include "runtime.h"
@@ -93,56 +94,15 @@ static const char app[] =
     "        return dt\n"
     "      end\n";
 
-/* ---- running one process to its end ---- */
-
-typedef struct waiter {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    double value;
-} waiter;
-
-static void on_exit_cb(void *arg, uint64_t pid, const sw_exit_info *info)
-{
-    (void)pid;
-    waiter *w = arg;
-    lua_State *L = luaL_newstate();
-    double v = -1;
-    if (info->kind == SW_EXIT_OK && sw_msg_decode(L, info->result, info->result_len) == 1) {
-        lua_getfield(L, -1, "value");
-        v = lua_tonumber(L, -1);
-    } else if (info->error) {
-        fprintf(stderr, "bench process failed: %s\n", info->error);
-    }
-    lua_close(L);
-    pthread_mutex_lock(&w->lock);
-    w->value = v;
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-}
+/* ---- running one process to its end (bench_process.h) ---- */
 
 static double run_process(sw_runtime *rt, const char *id, double arg)
 {
-    waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0};
     lua_State *L = luaL_newstate();
     lua_pushnumber(L, arg);
-    sw_msgbuf args;
-    sw_msgbuf_init(&args);
-    char err[256];
-    sw_msg_encode(L, 1, 1, 1 << 20, &args, err, sizeof err);
+    double v = bench_run(rt, id, NULL, L, 1);
     lua_close(L);
-    sw_spawn s = {.entry = sw_registry_get(rt->registry, id), .args = args.data, .args_len = args.len,
-                  .on_exit = on_exit_cb, .cb_arg = &w};
-    if (!sw_proc_spawn(rt, &s, err, sizeof err)) {
-        fprintf(stderr, "spawn %s: %s\n", id, err);
-        exit(1);
-    }
-    sw_msgbuf_free(&args);
-    pthread_mutex_lock(&w.lock);
-    while (!w.done) pthread_cond_wait(&w.cond, &w.lock);
-    pthread_mutex_unlock(&w.lock);
-    return w.value;
+    return v;
 }
 
 /* ---- baselines ---- */

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message.h"
-#include "proc.h"
-#include "runtime.h"
+#include "bench_process.h"
 
 #define N_POLICIES 20
 
@@ -57,57 +55,17 @@ static char *app_yaml(void)
     return y;
 }
 
-typedef struct waiter {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-    double value;
-} waiter;
-
-static void on_exit_cb(void *arg, uint64_t pid, const sw_exit_info *info)
-{
-    (void)pid;
-    waiter *w = arg;
-    lua_State *L = luaL_newstate();
-    double v = -1;
-    if (info->kind == SW_EXIT_OK && sw_msg_decode(L, info->result, info->result_len) == 1) {
-        lua_getfield(L, -1, "value");
-        v = lua_tonumber(L, -1);
-    } else if (info->error) {
-        fprintf(stderr, "bench process failed: %s\n", info->error);
-    }
-    lua_close(L);
-    pthread_mutex_lock(&w->lock);
-    w->value = v;
-    w->done = true;
-    pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-}
 
 /* Seconds the loop took, run as the service b:svc (so with its security context). */
 static double run_loop(sw_runtime *rt, const char *what, double n)
 {
-    waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0};
     lua_State *L = luaL_newstate();
     lua_pushstring(L, what);
     lua_pushnumber(L, n);
-    sw_msgbuf args;
-    sw_msgbuf_init(&args);
-    char err[256];
-    sw_msg_encode(L, 1, 2, 1 << 20, &args, err, sizeof err);
+    double v = bench_run(rt, "b:loop", "b:svc", L, 2);
     lua_close(L);
-    sw_spawn s = {.entry = sw_registry_get(rt->registry, "b:loop"), .service = "b:svc", .args = args.data,
-                  .args_len = args.len, .on_exit = on_exit_cb, .cb_arg = &w};
-    if (!sw_proc_spawn(rt, &s, err, sizeof err)) {
-        fprintf(stderr, "spawn: %s\n", err);
-        exit(1);
-    }
-    sw_msgbuf_free(&args);
-    pthread_mutex_lock(&w.lock);
-    while (!w.done) pthread_cond_wait(&w.cond, &w.lock);
-    pthread_mutex_unlock(&w.lock);
-    if (w.value < 0) exit(1);
-    return w.value;
+    if (v < 0) exit(1);
+    return v;
 }
 
 static int cmp_double(const void *a, const void *b)
