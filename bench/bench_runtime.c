@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "bench_process.h"
 #include "message.h"
 #include "proc.h"
@@ -186,6 +187,7 @@ int main(int argc, char **argv)
     if (!reg) { sw_diags_finish(&d); sw_diags_print(&d, stderr); return 1; }
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     sw_runtime_config cfg = {.workers = getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
+    sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
 
     if (round_trips > 0) {
@@ -217,6 +219,7 @@ int main(int argc, char **argv)
     /* The same process in a runtime that never preempts is the baseline; runs alternate so
      * drift in machine speed hits both alike, and medians are compared. */
     sw_runtime_config never = {.workers = cfg.workers, .slice_ns = SW_SLICE_NEVER};
+    sw_api_use(&never);
     sw_runtime *base = sw_runtime_new(reg, log, &never);
     double s_runs[7], b_runs[7];
     for (int i = 0; i < 7; i++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "bench_process.h"
 
 #define N_POLICIES 20
@@ -96,6 +97,7 @@ int main(void)
     }
     sw_diags_free(&d);
     sw_runtime_config cfg = {.workers = 1};
+    sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(reg, NULL, &cfg);
     const double n = 2e6;
     double floor = median_rate(rt, "floor", n * 5);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api.h"
 #include "supervisor.h"
 
 static double now(void)
@@ -85,7 +86,9 @@ static double run(const char *yaml, int mode, int64_t target, probe *out)
     /* Every transition is formatted as in production; the lines go to /dev/null, not a terminal. */
     FILE *sink = fopen("/dev/null", "w");
     sw_log *log = sw_log_new(sink, false, SW_LOG_INFO, false);
-    sw_runtime *rt = sw_runtime_new(reg, log, NULL);
+    sw_runtime_config cfg = {0};
+    sw_api_use(&cfg);
+    sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
     uv_loop_t loop;
     uv_loop_init(&loop);
     sw_supervisor sup;

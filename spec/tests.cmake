@@ -3,7 +3,7 @@ set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_chan
 foreach(t ${C_TESTS})
   if(EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
     add_executable(${t} spec/c/${t}.c)
-    target_link_libraries(${t} PRIVATE steward_host PkgConfig::CMOCKA)
+    target_link_libraries(${t} PRIVATE steward_cli PkgConfig::CMOCKA)
     target_compile_definitions(${t} PRIVATE SPEC_DIR="${CMAKE_SOURCE_DIR}/spec")
     add_test(NAME ${t} COMMAND ${t})
   endif()

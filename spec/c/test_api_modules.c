@@ -17,7 +17,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "proc_ctx.h"
+#include "api.h"
 
 /* ---- the process context ---- */
 

@@ -14,6 +14,7 @@
 
 #include <lauxlib.h>
 
+#include "api.h"
 #include "message.h"
 #include "proc.h"
 #include "registry_helpers.h"
@@ -372,6 +373,7 @@ static void test_publish_while_checking(void **state)
     sw_registry *allow = t_must_load(APP_VERSION("allow"));
     sw_registry *deny = t_must_load(APP_VERSION("deny"));
     sw_runtime_config cfg = {.workers = 1};
+    sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(allow, NULL, &cfg);
     assert_non_null(rt);
     atomic_bool stop = false;
@@ -426,6 +428,7 @@ static void test_publish_while_a_process_checks(void **state)
     sw_registry *allow = t_must_load(APP_VERSION("allow"));
     sw_registry *deny = t_must_load(APP_VERSION("deny"));
     sw_runtime_config cfg = {.workers = 1};
+    sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(allow, NULL, &cfg);
     assert_non_null(rt);
     waiter w = {false, ""};

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "api.h"
 #include "backoff.h"
 #include "registry.h"
 #include "runtime.h"
@@ -79,6 +80,7 @@ static fx *fx_open(const char *services)
     f->logf = fdopen(fd, "w");
     f->log = sw_log_new(f->logf, true, SW_LOG_INFO, false);
     sw_runtime_config cfg = {.workers = 2};
+    sw_api_use(&cfg);
     f->rt = sw_runtime_new(f->reg, f->log, &cfg);
     assert_non_null(f->rt);
     uv_loop_init(&f->loop);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "delivery.h"
+#include "mailbox.h"
 #include "message.h"
 #include "entry.h"
 #include "proc_ctx.h"
@@ -69,7 +69,7 @@ struct sw_proc {
     sw_proc *next_run;           /* run queue link, owned by the worker queue */
 
     pthread_mutex_t lock;        /* guards the mailbox, `waiting`, `dead` and `vm` for killers */
-    sw_delivery *mb_head, *mb_tail;
+    sw_mailbox mailbox;
     bool waiting;                /* nothing to do until a delivery arrives */
     bool dead;
     sw_vm *vm;
@@ -119,10 +119,6 @@ void sw_proc_release(sw_proc *p);
  * ready. Thread: the worker that popped it from a run queue. */
 void sw_proc_run(sw_proc *p);
 
-/* Appends d to p's mailbox and queues p if it was waiting. Returns false if p is dead (d is
- * not consumed: the caller frees or answers it). Thread: any. */
-bool sw_proc_deliver(sw_proc *p, sw_delivery *d);
-
 /* Frees a process that will never run again (the runtime is shutting down and its workers
  * have stopped): no monitor, link or exit callback hears of it. */
 void sw_proc_discard(sw_proc *p);
@@ -137,6 +133,8 @@ uint64_t sw_proc_new_ref(sw_proc *p);
 
 void pidvec_push(pidvec *v, uint64_t x);
 bool pidvec_remove(pidvec *v, uint64_t x);
+/* Removes the first i with a[i] == x and b[i] == y from both. */
+bool pidvec_remove_pair(pidvec *a, pidvec *b, uint64_t x, uint64_t y);
 void pidvec_free(pidvec *v);
 
 #endif

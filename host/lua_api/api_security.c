@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "message.h"
 #include "proc.h"
 #include "runtime.h"
 

@@ -15,7 +15,8 @@
 #include <lauxlib.h>
 #include <string.h>
 
-#include "proc_ctx.h"
+#include "api.h"
+#include "message.h"
 
 #define REGISTRY_STACK_CRITERIA 8
 
@@ -40,46 +41,6 @@ int sw_push_denied(lua_State *L, const char *action, const char *resource)
 
 /* Pushes the Lua value of n; nil for a YAML null (or no node). Depth is bounded by the YAML
  * tree's SW_YAML_MAX_DEPTH; aliased nodes are copied once per use. */
-void sw_push_node(lua_State *L, const sw_node *n)
-{
-    luaL_checkstack(L, 3, "registry: entry too deep");
-    if (!n) {
-        lua_pushnil(L);
-        return;
-    }
-    switch (n->type) {
-    case SW_NODE_SCALAR:
-        switch (n->scalar) {
-        case SW_SCALAR_NULL: lua_pushnil(L); break;
-        case SW_SCALAR_BOOL: lua_pushboolean(L, n->num != 0); break;
-        case SW_SCALAR_INT:
-        case SW_SCALAR_FLOAT: lua_pushnumber(L, n->num); break;
-        default: lua_pushlstring(L, n->str, n->len);
-        }
-        break;
-    case SW_NODE_MAP:
-        lua_createtable(L, 0, (int)n->n);
-        for (size_t i = 0; i < n->n; i++) {
-            const sw_node *k = sw_node_key(n, i), *v = sw_node_val(n, i);
-            if (k->type != SW_NODE_SCALAR || !v) continue;
-            if (v->type == SW_NODE_SCALAR && v->scalar == SW_SCALAR_NULL) continue;
-            lua_pushlstring(L, k->str, k->len);
-            sw_push_node(L, v);
-            lua_rawset(L, -3);
-        }
-        break;
-    case SW_NODE_SEQ:
-        lua_createtable(L, (int)n->n, 0);
-        for (size_t i = 0; i < n->n; i++) {
-            const sw_node *v = n->kids[i];
-            if (!v || (v->type == SW_NODE_SCALAR && v->scalar == SW_SCALAR_NULL)) continue;
-            sw_push_node(L, v);
-            lua_rawseti(L, -2, (int)i + 1);
-        }
-        break;
-    }
-}
-
 static bool is_entry_key(const sw_node *k)
 {
     return k->type == SW_NODE_SCALAR &&

@@ -158,10 +158,14 @@ static int open_require(lua_State *L)
     return 1;
 }
 
-static const sw_vm_lib host_libs[] = {
+const sw_vm_lib sw_api_libs[] = {
     {"process", open_process}, {"channel", open_channel}, {"time", open_time},
     {"logger", open_logger}, {"errors", open_errors}, {"json", open_json},
     {"registry", open_registry}, {"security", open_security}, {"coroutine", open_coroutine}, {"require", open_require},
     {NULL, NULL}};
 
-void sw_api_install(sw_vm *vm) { sw_vm_set_libs(vm, host_libs); }
+void sw_api_use(sw_runtime_config *cfg)
+{
+    cfg->libs = sw_api_libs;
+    cfg->guard = sw_security_allowed;
+}

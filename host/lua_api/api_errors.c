@@ -11,7 +11,7 @@
 #include <lauxlib.h>
 #include <string.h>
 
-#include "proc_ctx.h"
+#include "api.h"
 
 #define ERRORS_MT "steward.error"
 

@@ -117,6 +117,8 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     sw_pidtable_init(&rt->pids);
     pthread_mutex_init(&rt->code_lock, NULL);
     rt->security_relaxed = cfg && cfg->security_relaxed;
+    rt->libs = cfg ? cfg->libs : NULL;
+    rt->guard = cfg ? cfg->guard : NULL;
     pthread_mutex_init(&rt->security_lock, NULL);
     char err[256];
     sw_security_set *set = sw_security_compile(reg, err, sizeof err);
@@ -200,31 +202,6 @@ sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id)
     for (size_t i = 0; i < rt->n_hosts; i++)
         if (strcmp(rt->hosts[i].id, host_id) == 0) return &rt->hosts[i].workers;
     return NULL;
-}
-
-/* A request to a process that is gone gets the answer a dying process would have given. */
-static void answer_dead(sw_runtime *rt, uint64_t to, sw_delivery *d)
-{
-    if (d->type == SW_DLV_MONITOR || d->type == SW_DLV_LINK) {
-        sw_delivery *ans = sw_delivery_new(d->type == SW_DLV_MONITOR ? SW_DLV_EXIT : SW_DLV_LINK_DOWN, to, d->ref, NULL, NULL, 0);
-        if (ans) {
-            ans->failed = true;
-            sw_proc *p = sw_pidtable_grab(&rt->pids, d->from);
-            if (!p || !sw_proc_deliver(p, ans)) free(ans);
-            if (p) sw_proc_release(p);
-        }
-    }
-    free(d);
-}
-
-int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d)
-{
-    sw_proc *p = sw_pidtable_grab(&rt->pids, to);
-    bool ok = p && sw_proc_deliver(p, d);
-    if (p) sw_proc_release(p);
-    if (ok) return 0;
-    answer_dead(rt, to, d);
-    return -1;
 }
 
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid)

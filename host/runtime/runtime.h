@@ -8,12 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delivery.h"
+#include "mailbox.h"
+#include "vm.h"
 #include "log.h"
 #include "pidtable.h"
 #include "registry.h"
 #include "security.h"
 #include "worker.h"
+
+/* The host's check of a guarded call (see sw_proc_ctx.allowed). */
+typedef bool (*sw_guard_fn)(lua_State *L, const char *action, const char *resource);
 
 typedef struct sw_host_pool {
     const char *id;              /* process.host id */
@@ -48,6 +52,8 @@ typedef struct sw_runtime {
     _Atomic(sw_security_set *) security;
     pthread_mutex_t security_lock;
     bool security_relaxed;       /* security.strict_mode: false */
+    const sw_vm_lib *libs;       /* the Lua modules every process gets (sw_runtime_config) */
+    sw_guard_fn guard;
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -55,6 +61,11 @@ typedef struct sw_runtime_config {
     size_t max_message;          /* 0 = 64MB */
     uint64_t slice_ns;           /* 0 = SW_SLICE_NS */
     bool security_relaxed;       /* host config security.strict_mode: false */
+    /* Handed down by the composition root (the runtime includes no binding): the lazily
+     * opened Lua modules of every process (sw_vm_set_libs; static, outliving the runtime),
+     * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
+    const sw_vm_lib *libs;
+    sw_guard_fn guard;
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.
@@ -73,9 +84,6 @@ void sw_runtime_set_registry(sw_runtime *rt, const sw_registry *reg);
 /* The pool of a process.host id; NULL for the default host or an unknown id. */
 sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
 
-/* Delivers d to the process `to`. 0, or -1 if no such process lives (d is freed, except that
- * monitor and link requests are answered at once as if the process had just died). */
-int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
 /* The compiled chunk of a process.lua or library.lua entry, compiled once per distinct
  * content and shared by every process (the bytes are immutable until the runtime is freed). NULL with err on a compile
  * error. Thread-safe. */

@@ -13,7 +13,7 @@
 #include <lauxlib.h>
 #include <pthread.h>
 
-#include "proc_ctx.h"
+#include "api.h"
 
 /* lua-cjson's opener (liblua5.1-cjson.a; declared here as in its <lua-cjson.h>, which sits in
  * /usr/include/lua5.1). The library uses only lua_* / luaL_* symbols, so it binds to LuaJIT. */

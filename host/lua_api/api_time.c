@@ -1,28 +1,16 @@
-/* The `time` module: now, sleep, after, ticker. A timer lives on the libuv loop of the worker
- * running the process when it is set; when it fires it becomes a TIMER delivery, so the
- * process may have moved to another worker meanwhile. A process that ends leaves its timers to
- * fire into nothing and free themselves; ticker:stop() stops one at its next firing. */
+/* The `time` module: now, sleep, after, ticker, on the runtime's process timers (timer.h):
+ * this file registers what each firing wakes. ticker:stop() stops one at its next firing. */
 #include <lauxlib.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "api.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
+#include "timer.h"
 #include "units.h"
 
 #define TICKER_MT "steward.ticker"
-
-typedef struct sw_timer {
-    uv_timer_t handle;           /* first: uv callbacks get the handle pointer */
-    sw_runtime *rt;
-    uint64_t pid, id;
-    bool repeat;
-    atomic_bool stopped;
-} sw_timer;
-
-double sw_time_now(void) { return (double)uv_hrtime() / 1e9; }
 
 int64_t sw_api_check_duration(lua_State *L, int idx)
 {
@@ -36,49 +24,18 @@ int64_t sw_api_check_duration(lua_State *L, int idx)
     return ns;
 }
 
-static void timer_closed(uv_handle_t *h) { free(h); }
-
-static void timer_fired(uv_timer_t *h)
-{
-    sw_timer *t = (sw_timer *)h;
-    sw_delivery *d = atomic_load(&t->stopped) ? NULL : sw_delivery_new(SW_DLV_TIMER, 0, t->id, NULL, NULL, 0);
-    if (d) d->failed = t->repeat; /* tells the process to keep the timer's entry */
-    bool alive = d && sw_runtime_deliver(t->rt, t->pid, d) == 0;
-    if (!alive || !t->repeat) {
-        uv_timer_stop(h);
-        uv_close((uv_handle_t *)h, timer_closed);
-    }
-}
-
-/* Arms a timer for the calling process on its worker's loop; `target` (at the top of L: a
- * task id or a channel) is what the firing wakes. Returns the timer. */
+/* Arms a timer for the calling process; `target` (at the top of L: a task id or a channel)
+ * is what its firings wake (timers table, read by the mailbox). Returns the timer. */
 static sw_timer *arm(lua_State *L, int64_t ns, bool repeat)
 {
     sw_proc *p = sw_proc_of(L);
-    sw_worker *w = sw_worker_current();
-    if (!w) luaL_error(L, "timers need a worker thread");
-    sw_timer *t = calloc(1, sizeof *t);
-    if (!t) luaL_error(L, "out of memory");
-    t->rt = p->rt;
-    t->pid = p->id;
-    t->id = sw_proc_new_ref(p);
-    t->repeat = repeat;
-    atomic_init(&t->stopped, false);
+    sw_timer *t = sw_timer_start(p, ns, repeat);
+    if (!t) luaL_error(L, sw_worker_current() ? "out of memory" : "timers need a worker thread");
     lua_rawgeti(L, LUA_REGISTRYINDEX, p->timers_ref);
-    lua_pushnumber(L, (lua_Number)t->id);
+    lua_pushnumber(L, (lua_Number)sw_timer_id(t));
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
     lua_pop(L, 2); /* timers table and target */
-    /* libuv times from the loop's cached clock: whole ms, read at the last uv_run (a busy
-     * worker polls its loop only every few slices) and maybe from a coarse clock. Refresh it
-     * and add how far it lags time.now()'s clock, so a timer never fires early. */
-    uv_update_time(&w->loop);
-    uint64_t hr = uv_hrtime(), cached = uv_now(&w->loop) * 1000000;
-    uint64_t lag = hr > cached ? hr - cached : 0;
-    uint64_t ms = (uint64_t)((ns + 999999) / 1000000);
-    uint64_t first = (uint64_t)(((uint64_t)ns + lag + 999999) / 1000000);
-    uv_timer_init(&w->loop, &t->handle);
-    uv_timer_start(&t->handle, timer_fired, first, repeat ? (ms ? ms : 1) : 0);
     return t;
 }
 
@@ -119,10 +76,10 @@ static int ticker_stop(lua_State *L)
 {
     sw_timer **t = luaL_checkudata(L, 1, TICKER_MT);
     if (*t) {
-        atomic_store(&(*t)->stopped, true); /* the loop thread closes it at its next firing */
         sw_proc *p = sw_proc_of(L);
         lua_rawgeti(L, LUA_REGISTRYINDEX, p->timers_ref);
-        lua_pushnumber(L, (lua_Number)(*t)->id);
+        lua_pushnumber(L, (lua_Number)sw_timer_id(*t));
+        sw_timer_stop(*t); /* the loop thread closes it at its next firing */
         lua_pushnil(L);
         lua_rawset(L, -3);
         *t = NULL;

@@ -1,4 +1,4 @@
-/* The host modules a process sees (DESIGN §3), installed lazily: a module's table is built on
+/* The host modules a process sees (docs/lua-api.md), installed lazily: a module's table is built on
  * first use of its global, then made read-only. Shared helpers of the module files. */
 #ifndef STEWARD_API_H
 #define STEWARD_API_H
@@ -7,16 +7,15 @@
 #include <stdint.h>
 
 #include "channel.h"
-#include "delivery.h"
+#include "mailbox.h"
 #include "proc_ctx.h"
+#include "runtime.h"
 #include "vm.h"
 
-#define SW_EVENT_EXIT "exit"
-#define SW_EVENT_LINK_DOWN "link_down"
-#define SW_EVENT_CANCEL "cancel"
-
-/* Registers the lazy host modules and `require` in a new process's vm. */
-void sw_api_install(sw_vm *vm);
+/* The lazily opened host modules and `require`, for sw_runtime_config.libs. */
+extern const sw_vm_lib sw_api_libs[];
+/* Hands the Lua modules and the guard to a runtime: cfg->libs and cfg->guard. */
+void sw_api_use(sw_runtime_config *cfg);
 
 /* Metatables kept in the registry under a light-userdata key (the address of a static), so
  * checking a userdata's type costs no string interning. push_metatable creates it with init
@@ -30,7 +29,11 @@ int sw_api_readonly_newindex(lua_State *L);
 /* Wraps the table on top of L in a read-only proxy (writes raise; the metatable is hidden). */
 int sw_api_readonly(lua_State *L);
 
-/* Module openers (each pushes a plain table). */
+/* Module openers (each pushes a plain table; api.c makes it read-only). */
+int sw_open_logger(lua_State *L);
+int sw_open_errors(lua_State *L);
+int sw_open_json(lua_State *L);
+int sw_open_registry(lua_State *L);
 int sw_open_process(lua_State *L);
 int sw_open_time(lua_State *L);
 int sw_open_security(lua_State *L);
@@ -40,13 +43,11 @@ int sw_open_security(lua_State *L);
  * lifecycle.security is not guarded. */
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
 
-/* Pushes a message object that takes ownership of d (freed when collected). */
-void sw_message_push(lua_State *L, sw_delivery *d);
-
-/* Monotonic seconds. */
-double sw_time_now(void);
 /* A duration argument: "250ms"-style string or seconds; raises on anything else. */
 int64_t sw_api_check_duration(lua_State *L, int idx);
+/* The guarded call's error: pushes nil, "permission denied: <action> on <resource>"; returns 2. */
+int sw_push_denied(lua_State *L, const char *action, const char *resource);
+
 /* A pid or registered name -> id; 0 if no such process. */
 uint64_t sw_api_resolve(lua_State *L, const char *dest);
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <lua.h>
 
+#include "yaml_tree.h"
+
 /* Tables nested deeper than this are refused by encode and treated as corrupt by decode. */
 #define SW_MSG_MAX_DEPTH 100
 
@@ -51,5 +53,12 @@ int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out,
  * coroutine); nothing leaks then, as decode holds no C memory.
  * Thread: the one running L; data is only read. */
 int sw_msg_decode(lua_State *L, const unsigned char *data, size_t len);
+
+/* Pushes the Lua value of a YAML node (nil for null or NULL; a map's null values and a
+ * sequence's null items are left out). Raises on a stack overflow (nesting). */
+void sw_push_node(lua_State *L, const sw_node *n);
+/* Encodes the items of a YAML sequence (NULL or empty: no values) as the values of one
+ * message, as sw_msg_encode would from the Lua values. 0, or -1 with err. Thread: any. */
+int sw_msg_encode_nodes(const sw_node *seq, sw_msgbuf *out, char *err, size_t errlen);
 
 #endif

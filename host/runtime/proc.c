@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "channel.h"
+#include "mailbox.h"
 #include "message.h"
 #include "runtime.h"
 #include "task.h"
@@ -41,6 +42,19 @@ bool pidvec_remove(pidvec *v, uint64_t x)
     return false;
 }
 
+bool pidvec_remove_pair(pidvec *a, pidvec *b, uint64_t x, uint64_t y)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->v[i] != x || b->v[i] != y) continue;
+        memmove(a->v + i, a->v + i + 1, (a->n - i - 1) * sizeof *a->v);
+        memmove(b->v + i, b->v + i + 1, (b->n - i - 1) * sizeof *b->v);
+        a->n--;
+        b->n--;
+        return true;
+    }
+    return false;
+}
+
 void pidvec_free(pidvec *v)
 {
     free(v->v);
@@ -52,12 +66,7 @@ void sw_proc_retain(sw_proc *p) { atomic_fetch_add(&p->refs, 1); }
 
 static void proc_destroy(sw_proc *p)
 {
-    sw_delivery *d = p->mb_head;
-    while (d) {
-        sw_delivery *next = d->next;
-        free(d);
-        d = next;
-    }
+    sw_delivery_free_list(p->mailbox.head);
     pthread_mutex_destroy(&p->lock);
     sw_registry_free(p->ctx.registry);
     free(p);
@@ -69,25 +78,6 @@ void sw_proc_release(sw_proc *p)
 }
 
 uint64_t sw_proc_new_ref(sw_proc *p) { return ++p->next_ref; }
-
-bool sw_proc_deliver(sw_proc *p, sw_delivery *d)
-{
-    d->next = NULL;
-    pthread_mutex_lock(&p->lock);
-    if (p->dead) {
-        pthread_mutex_unlock(&p->lock);
-        return false;
-    }
-    if (p->mb_tail) p->mb_tail->next = d;
-    else p->mb_head = d;
-    p->mb_tail = d;
-    bool wake = p->waiting;
-    p->waiting = false;
-    if (d->type == SW_DLV_KILL && p->vm) sw_vm_kill(p->vm);
-    pthread_mutex_unlock(&p->lock);
-    if (wake) sw_worker_enqueue(p->worker, p);
-    return true;
-}
 
 /* ---- Lua-side per-process values: inbox, events, timers ---- */
 
@@ -200,8 +190,8 @@ static void proc_exit(sw_proc *p, exit_state *x)
     if (lua_cpcall(sw_vm_lua(p->vm), encode_result, x) != 0) x->result.len = 0;
     pthread_mutex_lock(&p->lock);
     p->dead = true;
-    sw_delivery *late = p->mb_head;
-    p->mb_head = p->mb_tail = NULL;
+    sw_delivery *late = p->mailbox.head;
+    p->mailbox.head = p->mailbox.tail = NULL;
     pthread_mutex_unlock(&p->lock);
     sw_pidtable_remove(&p->rt->pids, p->id);
     answer_late(p, late, x);
@@ -281,133 +271,13 @@ static void exit_returned(sw_proc *p, lua_State *co)
 
 void sw_proc_discard(sw_proc *p)
 {
-    while (p->pending) {
-        sw_delivery *d = p->pending;
-        p->pending = d->next;
-        free(d);
-    }
+    sw_delivery_free_list(p->pending);
+    p->pending = NULL;
     pthread_mutex_lock(&p->lock);
     p->dead = true;
     pthread_mutex_unlock(&p->lock);
     free_process_state(p);
     sw_proc_release(p); /* the pid table's reference */
-}
-
-/* ---- deliveries ---- */
-
-static void push_event(sw_proc *p, lua_State *L, const char *kind, const sw_delivery *d)
-{
-    char from[32];
-    sw_pid_format(d->from, from, sizeof from);
-    sw_proc_push_events(p, L);
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, kind);
-    lua_setfield(L, -2, "kind");
-    lua_pushstring(L, from);
-    lua_setfield(L, -2, "from");
-    if (d->len && sw_msg_decode(L, d->payload, d->len) == 1)
-        lua_setfield(L, -2, d->type == SW_DLV_CANCEL ? "reason" : "result");
-    sw_chan_offer(L, -2);
-    lua_pop(L, 1);
-}
-
-static void on_timer(sw_proc *p, lua_State *L, const sw_delivery *d)
-{
-    lua_rawgeti(L, LUA_REGISTRYINDEX, p->timers_ref);
-    lua_pushnumber(L, (lua_Number)d->ref);
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TNUMBER) { /* a sleeping task */
-        sw_task *t = sw_task_find(p, (uint64_t)lua_tonumber(L, -1));
-        if (t && t->blocked) sw_task_wake(t, L, 0);
-    } else if (!lua_isnil(L, -1)) { /* a channel of time.after or a ticker */
-        lua_pushnumber(L, sw_time_now());
-        sw_chan_offer(L, -2);
-    }
-    lua_pop(L, 1);
-    if (!d->failed) { /* one-shot: forget it (tickers send failed = repeat) */
-        lua_pushnumber(L, (lua_Number)d->ref);
-        lua_pushnil(L);
-        lua_rawset(L, -3);
-    }
-    lua_pop(L, 1);
-}
-
-static void on_link_down(sw_proc *p, lua_State *L, const sw_delivery *d)
-{
-    if (!pidvec_remove(&p->links, d->from)) return; /* unlinked meanwhile */
-    if (p->trap_links) {
-        push_event(p, L, SW_EVENT_LINK_DOWN, d);
-        return;
-    }
-    if (p->doom) return;
-    char from[32], msg[512] = "";
-    sw_pid_format(d->from, from, sizeof from);
-    if (d->len && sw_msg_decode(L, d->payload, d->len) == 1) {
-        lua_getfield(L, -1, "error");
-        if (lua_type(L, -1) == LUA_TSTRING) snprintf(msg, sizeof msg, ": %s", lua_tostring(L, -1));
-        lua_pop(L, 2);
-    }
-    size_t len = strlen(from) + strlen(msg) + 32;
-    p->doom = malloc(len);
-    if (p->doom) snprintf(p->doom, len, "linked process %s failed%s", from, msg);
-}
-
-static bool remove_pair(pidvec *a, pidvec *b, uint64_t x, uint64_t y)
-{
-    for (size_t i = 0; i < a->n; i++) {
-        if (a->v[i] != x || b->v[i] != y) continue;
-        memmove(a->v + i, a->v + i + 1, (a->n - i - 1) * sizeof *a->v);
-        memmove(b->v + i, b->v + i + 1, (b->n - i - 1) * sizeof *b->v);
-        a->n--;
-        b->n--;
-        return true;
-    }
-    return false;
-}
-
-/* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
-static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
-{
-    switch (d->type) {
-    case SW_DLV_MESSAGE:
-        sw_proc_push_inbox(p, L);
-        sw_message_push(L, d);
-        sw_chan_offer(L, -2);
-        lua_pop(L, 1);
-        return true;
-    case SW_DLV_TIMER: on_timer(p, L, d); break;
-    case SW_DLV_EXIT:
-        if (remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref)) push_event(p, L, SW_EVENT_EXIT, d);
-        break;
-    case SW_DLV_LINK_DOWN: on_link_down(p, L, d); break;
-    case SW_DLV_CANCEL: push_event(p, L, SW_EVENT_CANCEL, d); break;
-    case SW_DLV_KILL: break; /* the vm's kill flag is set; the next run ends it */
-    case SW_DLV_MONITOR:
-        pidvec_push(&p->watchers, d->from);
-        pidvec_push(&p->watcher_refs, d->ref);
-        break;
-    case SW_DLV_DEMONITOR: remove_pair(&p->watchers, &p->watcher_refs, d->from, d->ref); break;
-    case SW_DLV_LINK:
-        pidvec_remove(&p->links, d->from);
-        pidvec_push(&p->links, d->from);
-        break;
-    case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
-    }
-    return false;
-}
-
-/* lua_cpcall: works through p->pending; what is left after an error (memory limit) is freed
- * at the end. */
-static int dispatch(lua_State *L)
-{
-    sw_proc *p = lua_touserdata(L, 1);
-    while (p->pending) {
-        sw_delivery *d = p->pending;
-        p->pending = d->next;
-        if (d->type == SW_DLV_KILL) p->kill_requested = true;
-        if (!handle(p, L, d)) free(d);
-    }
-    return 0;
 }
 
 /* ---- running ---- */
@@ -498,29 +368,16 @@ static bool run_tasks(sw_proc *p)
 
 void sw_proc_run(sw_proc *p)
 {
-    pthread_mutex_lock(&p->lock);
-    sw_delivery *list = p->mb_head;
-    p->mb_head = p->mb_tail = NULL;
-    p->waiting = false;
-    bool dead = p->dead;
-    pthread_mutex_unlock(&p->lock);
-    if (dead) return;
-    sw_delivery **tail = &p->pending;
-    while (*tail) tail = &(*tail)->next;
-    *tail = list;
+    if (!sw_mailbox_take(p)) return;
     lua_State *L = sw_vm_lua(p->vm);
-    if (lua_cpcall(L, dispatch, p) != 0) {
+    if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
         exit_failed(p, NULL, "memory limit exceeded", SW_EXIT_FAILED);
         return;
     }
     if (p->kill_requested) { exit_failed(p, NULL, "killed", SW_EXIT_KILLED); return; }
     if (p->doom) { exit_failed(p, NULL, p->doom, SW_EXIT_FAILED); return; }
     if (!run_tasks(p)) return;
-    pthread_mutex_lock(&p->lock);
-    bool again = p->ready_head || p->mb_head;
-    p->waiting = !again;
-    pthread_mutex_unlock(&p->lock);
-    if (again) sw_worker_enqueue(p->worker, p);
+    if (sw_mailbox_park(p, p->ready_head != NULL)) sw_worker_enqueue(p->worker, p);
 }
 
 /* ---- spawning ---- */
@@ -613,7 +470,7 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
         spawn_failed(p);
         return NULL;
     }
-    sw_api_install(p->vm);
+    sw_vm_set_libs(p->vm, rt->libs);
     if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return NULL; }
     return p;
 }
@@ -629,7 +486,7 @@ uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
     p->ctx.pid = p->pid;
     p->ctx.service = p->service;
     p->ctx.log = rt->log;
-    p->ctx.allowed = sw_security_allowed;
+    p->ctx.allowed = rt->guard;
     if (s->monitor_by) {
         pidvec_push(&p->watchers, s->monitor_by);
         pidvec_push(&p->watcher_refs, s->monitor_ref);

@@ -2,14 +2,12 @@
  * stopping dependents-first. Every transition is one "service state" log event. */
 #include "supervisor.h"
 
-#include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backoff.h"
 #include "message.h"
 #include "proc.h"
-#include "proc_ctx.h"
 #include "sup_internal.h"
 #include "units.h"
 
@@ -105,21 +103,6 @@ void sup_want(sw_supervisor *s, size_t i)
     for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) sup_want(s, g->edges[k].to);
 }
 
-/* Encodes the service's input list as the arguments of main. */
-static int encode_input(const sw_entry *e, sw_msgbuf *out)
-{
-    const sw_node *input = e->as.service.input;
-    sw_msgbuf_init(out);
-    if (!input || input->n == 0) return 0;
-    lua_State *L = luaL_newstate();
-    if (!L) return -1;
-    for (size_t i = 0; i < input->n; i++) sw_push_node(L, input->kids[i]);
-    char err[128];
-    int rc = sw_msg_encode(L, 1, (int)input->n, (size_t)64 << 20, out, err, sizeof err);
-    lua_close(L);
-    return rc;
-}
-
 static void start_timeout_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
@@ -149,7 +132,8 @@ static int service_args(sw_svc *v)
 {
     if (v->args.of == v->entry) return 0;
     sw_msgbuf args;
-    if (encode_input(v->entry, &args) != 0) {
+    char err[160];
+    if (sw_msg_encode_nodes(v->entry->as.service.input, &args, err, sizeof err) != 0) {
         sw_msgbuf_free(&args);
         return -1;
     }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc_ctx.h"
+#include "api.h"
 
 #define LOGGER_STACK_FIELDS 32
 #define LOGGER_SCRATCH 2048          /* stack room shared by the JSON of all nested fields */

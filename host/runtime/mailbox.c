@@ -1,0 +1,350 @@
+/* The mailbox (see mailbox.h): deliveries in, under the process lock; then handled on the
+ * process's own thread, inside its Lua state. */
+#include "mailbox.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "channel.h"
+#include "message.h"
+#include "proc.h"
+#include "runtime.h"
+#include "task.h"
+#include "timer.h"
+
+sw_delivery *sw_delivery_new(sw_delivery_type type, uint64_t from, uint64_t ref, const char *topic,
+                             const unsigned char *payload, size_t len)
+{
+    size_t tlen = topic ? strlen(topic) + 1 : 0;
+    sw_delivery *d = malloc(sizeof *d + tlen + len);
+    if (!d) return NULL;
+    d->next = NULL;
+    d->type = type;
+    d->failed = false;
+    d->from = from;
+    d->ref = ref;
+    d->topic = NULL;
+    if (tlen) {
+        memcpy(d->data, topic, tlen);
+        d->topic = (const char *)d->data;
+    }
+    d->payload = d->data + tlen;
+    d->len = len;
+    if (len) memcpy(d->data + tlen, payload, len);
+    return d;
+}
+
+void sw_delivery_free_list(sw_delivery *d)
+{
+    while (d) {
+        sw_delivery *next = d->next;
+        free(d);
+        d = next;
+    }
+}
+
+/* ---- in: any thread ---- */
+
+bool sw_proc_deliver(sw_proc *p, sw_delivery *d)
+{
+    d->next = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (p->dead) {
+        pthread_mutex_unlock(&p->lock);
+        return false;
+    }
+    sw_mailbox *mb = &p->mailbox;
+    if (mb->tail) mb->tail->next = d;
+    else mb->head = d;
+    mb->tail = d;
+    bool wake = p->waiting;
+    p->waiting = false;
+    if (d->type == SW_DLV_KILL && p->vm) sw_vm_kill(p->vm);
+    pthread_mutex_unlock(&p->lock);
+    if (wake) sw_worker_enqueue(p->worker, p);
+    return true;
+}
+
+/* A request to a process that is gone gets the answer a dying process would have given. */
+static void answer_dead(sw_runtime *rt, uint64_t to, sw_delivery *d)
+{
+    if (d->type == SW_DLV_MONITOR || d->type == SW_DLV_LINK) {
+        sw_delivery *ans = sw_delivery_new(d->type == SW_DLV_MONITOR ? SW_DLV_EXIT : SW_DLV_LINK_DOWN, to, d->ref, NULL, NULL, 0);
+        if (ans) {
+            ans->failed = true;
+            sw_proc *p = sw_pidtable_grab(&rt->pids, d->from);
+            if (!p || !sw_proc_deliver(p, ans)) free(ans);
+            if (p) sw_proc_release(p);
+        }
+    }
+    free(d);
+}
+
+int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d)
+{
+    sw_proc *p = sw_pidtable_grab(&rt->pids, to);
+    bool ok = p && sw_proc_deliver(p, d);
+    if (p) sw_proc_release(p);
+    if (ok) return 0;
+    answer_dead(rt, to, d);
+    return -1;
+}
+
+/* ---- out: the worker running the process ---- */
+
+bool sw_mailbox_take(sw_proc *p)
+{
+    pthread_mutex_lock(&p->lock);
+    sw_delivery *list = p->mailbox.head;
+    p->mailbox.head = p->mailbox.tail = NULL;
+    p->waiting = false;
+    bool dead = p->dead;
+    pthread_mutex_unlock(&p->lock);
+    if (dead) return false;
+    sw_delivery **tail = &p->pending;
+    while (*tail) tail = &(*tail)->next;
+    *tail = list;
+    return true;
+}
+
+bool sw_mailbox_park(sw_proc *p, bool ready)
+{
+    pthread_mutex_lock(&p->lock);
+    bool again = ready || p->mailbox.head;
+    p->waiting = !again;
+    pthread_mutex_unlock(&p->lock);
+    return again;
+}
+
+/* ---- message objects ----
+ * A message object holds the delivery's sender, topic and encoded payload. A small one is
+ * copied into the userdata and the delivery freed at once: the object then needs no
+ * finalizer, and objects with finalizers cost the collector a separate pass each. A large one
+ * keeps the delivery and frees it in __gc, so its bytes stay outside the process's memory
+ * limit until data() decodes them. Both kinds share the methods; each method has the two
+ * metatables as upvalues, which makes checking its argument two pointer comparisons. */
+
+#define MSG_INLINE_MAX 512 /* topic + payload bytes copied into the object */
+
+typedef struct msg_obj {
+    sw_delivery *owned;            /* large: the delivery, freed by __gc; small: NULL */
+    uint64_t from;
+    const char *topic;
+    const unsigned char *payload;
+    size_t len;
+    unsigned char bytes[];         /* small: topic (NUL-terminated), then payload */
+} msg_obj;
+
+static const char msg_mt_key = 0;       /* small messages' metatable (registry key) */
+static const char msg_owned_mt_key = 0; /* large ones', with __gc */
+
+static msg_obj *check_msg(lua_State *L)
+{
+    msg_obj *m = lua_touserdata(L, 1);
+    if (m && lua_getmetatable(L, 1)) {
+        int ok = lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
+        lua_pop(L, 1);
+        if (ok) return m;
+    }
+    luaL_typerror(L, 1, "message");
+    return NULL;
+}
+
+static int msg_topic(lua_State *L) { lua_pushstring(L, check_msg(L)->topic); return 1; }
+
+static int msg_from(lua_State *L)
+{
+    char pid[32];
+    sw_pid_format(check_msg(L)->from, pid, sizeof pid);
+    lua_pushstring(L, pid);
+    return 1;
+}
+
+static int msg_payload(lua_State *L)
+{
+    check_msg(L);
+    lua_settop(L, 1);
+    return 1; /* the payload is the message itself: payload():data() and data() agree */
+}
+
+static int msg_data(lua_State *L)
+{
+    msg_obj *m = check_msg(L);
+    int n = sw_msg_decode(L, m->payload, m->len);
+    if (n < 0) return luaL_error(L, "corrupt message");
+    return n;
+}
+
+static int msg_gc(lua_State *L)
+{
+    msg_obj *m = lua_touserdata(L, 1);
+    free(m->owned);
+    m->owned = NULL;
+    return 0;
+}
+
+static void push_key(lua_State *L, const char *key) { lua_pushlightuserdata(L, (void *)key); }
+
+/* Pushes the small and the large messages' metatables, made on first use. */
+static void push_msg_metatables(lua_State *L)
+{
+    static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
+                                       {"data", msg_data}, {NULL, NULL}};
+    push_key(L, &msg_mt_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    push_key(L, &msg_owned_mt_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_isnil(L, -1)) return;
+    lua_pop(L, 2);
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4); /* the methods */
+    for (const luaL_Reg *r = methods; r->name; r++) {
+        lua_pushvalue(L, -3);
+        lua_pushvalue(L, -3);
+        lua_pushcclosure(L, r->func, 2);
+        lua_setfield(L, -2, r->name);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__index");
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, msg_gc);
+    lua_setfield(L, -2, "__gc");
+    for (int i = -2; i <= -1; i++) {
+        lua_pushliteral(L, "message");
+        lua_setfield(L, i - 1, "__metatable");
+    }
+    push_key(L, &msg_mt_key);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    push_key(L, &msg_owned_mt_key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+void sw_message_push(lua_State *L, sw_delivery *d)
+{
+    size_t tlen = d->topic ? strlen(d->topic) + 1 : 0;
+    bool small = tlen + d->len <= MSG_INLINE_MAX;
+    msg_obj *m = lua_newuserdata(L, sizeof *m + (small ? tlen + d->len : 0));
+    m->owned = NULL; /* until set, a collection frees nothing */
+    push_msg_metatables(L);
+    lua_remove(L, small ? -1 : -2);
+    lua_setmetatable(L, -2);
+    m->from = d->from;
+    m->len = d->len;
+    if (small) {
+        memcpy(m->bytes, d->data, tlen + d->len); /* topic then payload, as in the delivery */
+        m->topic = tlen ? (const char *)m->bytes : NULL;
+        m->payload = m->bytes + tlen;
+        free(d);
+    } else {
+        m->owned = d;
+        m->topic = d->topic;
+        m->payload = d->payload;
+    }
+}
+
+/* ---- handling deliveries in the process ---- */
+
+static void push_event(sw_proc *p, lua_State *L, const char *kind, const sw_delivery *d)
+{
+    char from[32];
+    sw_pid_format(d->from, from, sizeof from);
+    sw_proc_push_events(p, L);
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, kind);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, from);
+    lua_setfield(L, -2, "from");
+    if (d->len && sw_msg_decode(L, d->payload, d->len) == 1)
+        lua_setfield(L, -2, d->type == SW_DLV_CANCEL ? "reason" : "result");
+    sw_chan_offer(L, -2);
+    lua_pop(L, 1);
+}
+
+/* A timer's target, registered by whoever armed it: a task id (a sleep) or a channel. */
+static void on_timer(sw_proc *p, lua_State *L, const sw_delivery *d)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->timers_ref);
+    lua_pushnumber(L, (lua_Number)d->ref);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TNUMBER) { /* a sleeping task */
+        sw_task *t = sw_task_find(p, (uint64_t)lua_tonumber(L, -1));
+        if (t && t->blocked) sw_task_wake(t, L, 0);
+    } else if (!lua_isnil(L, -1)) { /* a channel of time.after or a ticker */
+        lua_pushnumber(L, sw_time_now());
+        sw_chan_offer(L, -2);
+    }
+    lua_pop(L, 1);
+    if (!d->failed) { /* one-shot: forget it (tickers send failed = repeat) */
+        lua_pushnumber(L, (lua_Number)d->ref);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+}
+
+static void on_link_down(sw_proc *p, lua_State *L, const sw_delivery *d)
+{
+    if (!pidvec_remove(&p->links, d->from)) return; /* unlinked meanwhile */
+    if (p->trap_links) {
+        push_event(p, L, SW_EVENT_LINK_DOWN, d);
+        return;
+    }
+    if (p->doom) return;
+    char from[32], msg[512] = "";
+    sw_pid_format(d->from, from, sizeof from);
+    if (d->len && sw_msg_decode(L, d->payload, d->len) == 1) {
+        lua_getfield(L, -1, "error");
+        if (lua_type(L, -1) == LUA_TSTRING) snprintf(msg, sizeof msg, ": %s", lua_tostring(L, -1));
+        lua_pop(L, 2);
+    }
+    size_t len = strlen(from) + strlen(msg) + 32;
+    p->doom = malloc(len);
+    if (p->doom) snprintf(p->doom, len, "linked process %s failed%s", from, msg);
+}
+
+/* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
+static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
+{
+    switch (d->type) {
+    case SW_DLV_MESSAGE:
+        sw_proc_push_inbox(p, L);
+        sw_message_push(L, d);
+        sw_chan_offer(L, -2);
+        lua_pop(L, 1);
+        return true;
+    case SW_DLV_TIMER: on_timer(p, L, d); break;
+    case SW_DLV_EXIT:
+        if (pidvec_remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref)) push_event(p, L, SW_EVENT_EXIT, d);
+        break;
+    case SW_DLV_LINK_DOWN: on_link_down(p, L, d); break;
+    case SW_DLV_CANCEL: push_event(p, L, SW_EVENT_CANCEL, d); break;
+    case SW_DLV_KILL: p->kill_requested = true; break; /* the vm's kill flag is set too */
+    case SW_DLV_MONITOR:
+        pidvec_push(&p->watchers, d->from);
+        pidvec_push(&p->watcher_refs, d->ref);
+        break;
+    case SW_DLV_DEMONITOR: pidvec_remove_pair(&p->watchers, &p->watcher_refs, d->from, d->ref); break;
+    case SW_DLV_LINK:
+        pidvec_remove(&p->links, d->from);
+        pidvec_push(&p->links, d->from);
+        break;
+    case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
+    }
+    return false;
+}
+
+int sw_mailbox_dispatch(lua_State *L)
+{
+    sw_proc *p = lua_touserdata(L, 1);
+    while (p->pending) {
+        sw_delivery *d = p->pending;
+        p->pending = d->next;
+        if (!handle(p, L, d)) free(d);
+    }
+    return 0;
+}

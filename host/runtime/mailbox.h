@@ -1,0 +1,83 @@
+/* A process's mailbox: everything that reaches a process from outside its own thread — a
+ * message, a timer firing, an exit or link event, a cancel, a kill, a monitor or link
+ * request — is a delivery appended to it (any thread, under the process lock), taken by the
+ * worker that runs the process, and handled there in the process's Lua state: messages
+ * become message objects in the inbox channel, timer firings wake their task or channel,
+ * exits, link failures and cancels become events, requests update the process's lists. */
+#ifndef STEWARD_MAILBOX_H
+#define STEWARD_MAILBOX_H
+
+#include <lua.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sw_proc sw_proc;
+typedef struct sw_runtime sw_runtime;
+
+/* The `kind` of the tables process.events() yields. */
+#define SW_EVENT_EXIT "exit"
+#define SW_EVENT_LINK_DOWN "link_down"
+#define SW_EVENT_CANCEL "cancel"
+
+typedef enum sw_delivery_type {
+    SW_DLV_MESSAGE,     /* from, topic, payload = encoded values */
+    SW_DLV_TIMER,       /* ref = timer id; failed = a ticker (keep the timer's entry) */
+    SW_DLV_EXIT,        /* a monitored process ended: from, ref = monitor ref, failed, payload = result */
+    SW_DLV_LINK_DOWN,   /* a linked process failed: from, payload = result */
+    SW_DLV_CANCEL,      /* from, payload = reason */
+    SW_DLV_KILL,        /* wakes a waiting process so it can die */
+    SW_DLV_MONITOR,     /* from wants an EXIT when this process ends; ref = monitor ref */
+    SW_DLV_DEMONITOR,   /* from no longer does; ref */
+    SW_DLV_LINK,        /* from links to this process */
+    SW_DLV_UNLINK,
+} sw_delivery_type;
+
+/* One allocation holds the header, the topic and the encoded payload. */
+typedef struct sw_delivery {
+    struct sw_delivery *next;
+    sw_delivery_type type;
+    bool failed;
+    uint64_t from, ref;
+    const char *topic;          /* points into data[], or NULL */
+    const unsigned char *payload;
+    size_t len;
+    unsigned char data[];       /* topic (NUL-terminated) then payload */
+} sw_delivery;
+
+/* The queue itself, inside sw_proc; guarded by the process's lock. */
+typedef struct sw_mailbox {
+    sw_delivery *head, *tail;
+} sw_mailbox;
+
+/* One malloc; topic and payload may be NULL. NULL on out-of-memory. Thread: any. */
+sw_delivery *sw_delivery_new(sw_delivery_type type, uint64_t from, uint64_t ref, const char *topic,
+                             const unsigned char *payload, size_t len);
+/* Frees a list of deliveries. */
+void sw_delivery_free_list(sw_delivery *d);
+
+/* Appends d to p's mailbox and queues p if it was waiting (a KILL also sets the vm's kill
+ * flag at once). Returns false if p is dead: d is not consumed, the caller frees or answers
+ * it. Thread: any. */
+bool sw_proc_deliver(sw_proc *p, sw_delivery *d);
+/* Delivers d to the process `to`. 0, or -1 if no such process lives (d is freed, except that
+ * monitor and link requests are answered at once as if the process had just died).
+ * Thread: any. */
+int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
+
+/* Moves everything queued to the end of p->pending and clears `waiting`. Returns false if p
+ * is dead (nothing is taken). Thread: the worker running p. */
+bool sw_mailbox_take(sw_proc *p);
+/* lua_cpcall(L, sw_mailbox_dispatch, p): handles p->pending in order. What is left after an
+ * error (the memory limit) stays in p->pending, freed when the process ends. */
+int sw_mailbox_dispatch(lua_State *L);
+/* At the end of a slice: marks p waiting unless it has ready tasks or new deliveries, so the
+ * next delivery queues it again. Returns true if it must run again now. Thread: the worker
+ * running p. */
+bool sw_mailbox_park(sw_proc *p, bool ready);
+
+/* Pushes a message object that takes ownership of d (freed when collected): msg:topic(),
+ * msg:from(), msg:data(), msg:payload(). */
+void sw_message_push(lua_State *L, sw_delivery *d);
+
+#endif
