@@ -18,7 +18,8 @@ extern const char *const sw_kind_names[];
 /* Parses the kind's fields of entry e (name/kind/meta already taken) from its mapping. */
 void sw_kind_parse(sw_parse *p, const sw_kind_def *def, sw_entry *e);
 
-/* Host module names an import alias may not shadow. */
+/* The host's Lua module names: an import alias may not shadow one, and `require` of one
+ * returns the host module (the one list of them; the host checks against it). */
 extern const char *const sw_host_module_names[];
 
 #endif

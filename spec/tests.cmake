@@ -1,5 +1,5 @@
 # C unit tests (cmocka) and busted specs, all run by ctest.
-set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_change test_cli test_message test_vm test_vm_heap test_pidtable test_backoff test_restart_window test_supervisor test_security test_control_request)
+set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_change test_cli test_message test_vm test_vm_heap test_pidtable test_backoff test_restart_window test_supervisor test_security test_control_request test_module_names)
 foreach(t ${C_TESTS})
   if(EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
     add_executable(${t} spec/c/${t}.c)

@@ -7,6 +7,7 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
@@ -81,9 +82,6 @@ static int open_coroutine(lua_State *L)
 
 /* ---- require ---- */
 
-static const char *const host_modules[] = {"process", "channel", "time", "logger", "errors", "json",
-                                           "registry", "security", "coroutine", "string", "table", "math", "bit", NULL};
-
 /* The imports visible now: those of the library whose chunk is running, else the process's. */
 static const sw_imports *current_imports(lua_State *L)
 {
@@ -128,7 +126,7 @@ static int load_library(lua_State *L, const sw_entry *lib)
 static int api_require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
-    for (const char *const *m = host_modules; *m; m++) {
+    for (const char *const *m = sw_host_module_names; *m; m++) { /* the registry's list: one source */
         if (strcmp(*m, name) == 0) {
             lua_getglobal(L, name);
             return 1;
