@@ -35,6 +35,7 @@ int sw_open_errors(lua_State *L);
 int sw_open_json(lua_State *L);
 int sw_open_registry(lua_State *L);
 int sw_open_process(lua_State *L);
+int sw_open_channel(lua_State *L);
 int sw_open_time(lua_State *L);
 int sw_open_security(lua_State *L);
 

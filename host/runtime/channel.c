@@ -303,7 +303,7 @@ void sw_chan_close_at(lua_State *L, int idx)
 
 /* ---- Lua methods ---- */
 
-static int chan_new(lua_State *L)
+int sw_chan_new_lua(lua_State *L)
 {
     lua_Number cap = luaL_optnumber(L, 1, 0);
     if (cap < 0 || cap != (lua_Number)(long)cap) return luaL_argerror(L, 1, "capacity must be a whole number >= 0");
@@ -438,7 +438,7 @@ static bool select_try(lua_State *L, int i)
     return fired;
 }
 
-static int chan_select(lua_State *L)
+int sw_chan_select_lua(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
@@ -491,14 +491,3 @@ static void push_metatable(lua_State *L)
     lua_setfield(L, -2, "__metatable");
 }
 
-int sw_open_channel(lua_State *L)
-{
-    push_metatable(L);
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, chan_new);
-    lua_setfield(L, -2, "new");
-    lua_pushcfunction(L, chan_select);
-    lua_setfield(L, -2, "select");
-    return 1;
-}

@@ -1,4 +1,4 @@
-/* Channels (DESIGN §3): typed-free queues between the tasks of one process, buffered or not,
+/* Channels (docs/lua-api.md): typed-free queues between the tasks of one process, buffered or not,
  * with close and select. Process-local: only the thread running the process touches them, so
  * no locks. The host also uses channels for the inbox, events and timers. */
 #ifndef STEWARD_CHANNEL_H
@@ -9,8 +9,10 @@
 
 #define SW_CHAN_UNBOUNDED (-1L)
 
-/* The `channel` module table: new, select. */
-int sw_open_channel(lua_State *L);
+/* The functions of the `channel` module (lua_api builds the table): channel.new(n) and
+ * channel.select{cases..., default = bool}. */
+int sw_chan_new_lua(lua_State *L);
+int sw_chan_select_lua(lua_State *L);
 /* Pushes a new channel with the given capacity (0 = unbuffered, SW_CHAN_UNBOUNDED). */
 void sw_chan_push_new(lua_State *L, long capacity);
 /* The functions below take a channel the host made (sw_chan_push_new) at idx; they do not
