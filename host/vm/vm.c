@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "vm.h"
+#include "lua_chunk.h"
 #include "vm_heap.h"
 #include "vm_pattern.h"
 
@@ -368,45 +369,6 @@ static int co_pass(lua_State *L)
     return lua_yield(L, lua_gettop(L) - 1);
 }
 
-/* The sandbox's coroutine.resume and coroutine.wrap. Lua, because only Lua frames can yield
- * and later continue; the flag itself is read by step in C. A preemption or block of the
- * inner coroutine makes settle yield outward (pass) and step in again when resumed. */
-static const char wrap_src[] =
-    "local step, pass, create, type, error = ...\n"
-    "local function settle(co, why, ...)\n"
-    "  if why == 0 then return ... end\n"
-    "  return settle(co, step(co, pass(why, ...)))\n"
-    "end\n"
-    "local function resume(co, ...)\n"
-    "  if type(co) ~= 'thread' then\n"
-    "    error(\"bad argument #1 to 'resume' (coroutine expected)\", 2)\n"
-    "  end\n"
-    "  return settle(co, step(co, ...))\n"
-    "end\n"
-    "local function unwrap(ok, ...)\n"
-    "  if ok then return ... end\n"
-    "  local e = ...\n"
-    "  error(e, type(e) == 'string' and 2 or 0)\n"
-    "end\n"
-    "local function wrap(f)\n"
-    "  if type(f) ~= 'function' then\n"
-    "    error(\"bad argument #1 to 'wrap' (function expected, got \" .. type(f) .. ')', 2)\n"
-    "  end\n"
-    "  local co = create(f)\n"
-    "  return function(...) return unwrap(settle(co, step(co, ...))) end\n"
-    "end\n"
-    "return resume, wrap\n";
-
-/* The sandbox's xpcall: the handler goes through guard (see guarded_handler). */
-static const char xpcall_src[] =
-    "local xpcall, guard, type, error = ...\n"
-    "return function(f, h, ...)\n"
-    "  if type(h) ~= 'function' then\n"
-    "    error(\"bad argument #2 to 'xpcall' (function expected, got \" .. type(h) .. ')', 2)\n"
-    "  end\n"
-    "  return xpcall(f, guard(h), ...)\n"
-    "end\n";
-
 /* Allow-lists, each sorted for listed(). */
 static const char *const base_allowed[] = {
     "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
@@ -446,24 +408,15 @@ static int listed(const char *const *names, const char *s)
     return 0;
 }
 
-/* Once per program (immutable afterwards, shared by all vms, freed never):
- * - the wrapper chunks' bytecode: parsing costs ~14 us per process, loading under 1 us;
- * - the names luaopen_base and luaopen_string add beyond the allow-lists: each process then
- *   clears just those instead of walking its tables (a quarter of sw_vm_new's time).
- * If preparing fails (no memory), every process falls back to the slow paths. */
+/* Once per program (immutable afterwards, shared by all vms, freed never): the names
+ * luaopen_base and luaopen_string add beyond the allow-lists. Each process then clears just
+ * those instead of walking its tables (a quarter of sw_vm_new's time). If preparing fails
+ * (no memory), every process falls back to walking them. */
 #define MAX_REMOVALS 64
 typedef struct removals {
     int n; /* -1: unknown, walk the table */
     char *names[MAX_REMOVALS];
 } removals;
-typedef struct chunk {
-    const char *src, *name;
-    size_t len;
-    char *code; /* bytecode, or NULL: load src */
-    size_t code_len;
-} chunk;
-static chunk wrap_chunk = {wrap_src, "=[coroutine]", sizeof wrap_src - 1, NULL, 0};
-static chunk xpcall_chunk = {xpcall_src, "=[xpcall]", sizeof xpcall_src - 1, NULL, 0};
 static removals base_removals = {-1, {0}}, string_removals = {-1, {0}};
 static once_flag prepared = ONCE_FLAG_INIT;
 
@@ -476,26 +429,6 @@ static void *plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     return realloc(ptr, nsize);
-}
-
-/* Bytecode without debug info (string.dump's strip): ~300 bytes less per process and
- * chunk. The wrappers raise their errors at their caller's level, so no position is lost. */
-static void compile(lua_State *L, chunk *c)
-{
-    size_t len;
-    const char *code;
-    lua_getglobal(L, "string");
-    lua_getfield(L, -1, "dump");
-    if (luaL_loadbuffer(L, c->src, c->len, c->name) != 0)
-        lua_error(L);
-    lua_pushboolean(L, 1);
-    lua_call(L, 2, 1);
-    code = lua_tolstring(L, -1, &len);
-    if (code && (c->code = malloc(len)) != NULL) {
-        memcpy(c->code, code, len);
-        c->code_len = len;
-    }
-    lua_pop(L, 2);
 }
 
 static void find_removals(lua_State *L, int idx, const char *const *allowed, removals *out)
@@ -522,8 +455,6 @@ static int prepare_in(lua_State *L)
     find_removals(L, lua_gettop(L), string_allowed, &string_removals);
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     find_removals(L, lua_gettop(L), base_allowed, &base_removals);
-    compile(L, &wrap_chunk);
-    compile(L, &xpcall_chunk);
     return 0;
 }
 
@@ -538,14 +469,16 @@ static void prepare(void)
         lua_close(L);
 }
 
-/* Pushes the chunk's function; raises only when out of memory (the source is fixed). */
-static void load_chunk(lua_State *L, const chunk *c)
+/* Pushes the function of lua/<name>.lua, compiled at build time (lua_chunk.h), loaded as
+ * chunkname. The coroutine and xpcall wrappers are stripped: they raise their errors at
+ * their caller's level, so no position is lost. Raises when out of memory. */
+static void load_shipped(lua_State *L, const char *name, const char *chunkname)
 {
-    if (c->code)
-        luaL_loadbuffer(L, c->code, c->code_len, c->name);
-    else
-        luaL_loadbuffer(L, c->src, c->len, c->name);
-    if (!lua_isfunction(L, -1))
+    size_t len = 0;
+    const unsigned char *bc = sw_lua_chunk(name, &len);
+    if (!bc)
+        luaL_error(L, "no lua/%s.lua in this build", name);
+    if (luaL_loadbufferx(L, (const char *)bc, len, chunkname, "b") != 0)
         lua_error(L);
 }
 
@@ -667,10 +600,11 @@ static int guard_handler(lua_State *L)
     return 1;
 }
 
-/* Replaces the global xpcall by the guarded one. */
+/* Replaces the global xpcall by the guarded one (lua/xpcall.lua: checks the handler, then
+ * calls the raw xpcall with guard(handler)). */
 static void sandbox_xpcall(lua_State *L)
 {
-    load_chunk(L, &xpcall_chunk);
+    load_shipped(L, "xpcall", "=[xpcall]");
     lua_getglobal(L, "xpcall");
     lua_pushcfunction(L, guard_handler);
     lua_getglobal(L, "type");
@@ -803,7 +737,7 @@ static int open_coroutine(lua_State *L)
     lua_getfield(L, -1, "coroutine"); /* made by luaopen_base, hidden from _G until now */
     t = lua_gettop(L);
     keep_only(L, t, coroutine_allowed);
-    load_chunk(L, &wrap_chunk);
+    load_shipped(L, "coroutine", "=[coroutine]");
     lua_pushcfunction(L, co_step);
     lua_pushcfunction(L, co_pass);
     lua_getfield(L, t, "create");
@@ -817,7 +751,10 @@ static int open_coroutine(lua_State *L)
     return 1;
 }
 
-/* Opened on first use. */
+/* Opened on first use. coroutine's resume and wrap are Lua (lua/coroutine.lua), because
+ * only Lua frames can yield and later continue; the reason for a yield is read by step in C.
+ * A preemption or block of the inner coroutine makes the wrapper yield outward (pass) and
+ * step in again when resumed. */
 static const sw_vm_lib builtin_lazy[N_BUILTIN_LAZY] = {
     {"table", open_table}, {"math", open_math}, {"bit", open_bit},
     {"coroutine", open_coroutine}};
