@@ -11,7 +11,7 @@
 
 #define SW_VM_REDUCTIONS_DEFAULT 10000
 
-/* What process code sees (vm.c has the exact allow-lists):
+/* What process code sees (vm_sandbox.c has the exact allow-lists; docs/lua-api.md tells users):
  * - globals: assert error getmetatable ipairs next pairs pcall print rawequal rawget rawset
  *   select setmetatable tonumber tostring type unpack xpcall load loadstring collectgarbage
  *   _G _VERSION string, and lazily (opened on first read, to keep idle processes small):

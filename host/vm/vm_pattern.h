@@ -15,7 +15,7 @@ int sw_pattern_match(lua_State *L);
 int sw_pattern_gmatch(lua_State *L);
 int sw_pattern_gsub(lua_State *L);
 
-/* Provided by vm.c: raise now if the process is being killed (or is over its memory limit);
+/* Provided by vm_hook.c: raise now if the process is being killed (or is over its memory limit);
  * raise "C stack overflow" when nested C calls go too deep. */
 void sw_vm_poll_kill(lua_State *L);
 void sw_vm_cstack_check(lua_State *L);

@@ -1,0 +1,94 @@
+/* What the files of the vm wing share, and nothing else includes: the process state itself
+ * (struct sw_vm) and the calls between vm.c (the state: allocator, limit, run, outcome),
+ * vm_hook.c (preemption, kill, collection, C stack), vm_sandbox.c (the globals process code
+ * sees), vm_coroutine.c (host yields through user coroutines) and vm_chunk.c (code in).
+ * Everything here runs on the vm's thread unless it says otherwise. */
+#ifndef STEWARD_VM_INTERNAL_H
+#define STEWARD_VM_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "vm.h"
+#include "vm_heap.h"
+
+/* Why the last yield happened: set just before a host-caused yield, read and cleared by
+ * the resumer in C right after lua_resume returns, so no Lua code can run in between. */
+enum { WHY_USER, WHY_PREEMPT, WHY_BLOCK };
+enum { PHASE_NEW, PHASE_LIVE, PHASE_OVER };
+
+struct sw_vm {
+    lua_State *L;  /* main state: host registrations, anchors; never runs process code */
+    lua_State *co; /* the process's main coroutine (the running task, see sw_vm_run) */
+    void *owner;
+    size_t mem, limit;
+    size_t gc_at;  /* with a limit: past this many bytes, ask the hook for a full collection */
+    int gc_wanted; /* the allocator asked; the hook collects at the next instruction */
+    int reductions, jit;
+    int phase, why, oom, nesting;
+    uintptr_t cstack_base; /* address near the bottom of the running slice's C stack */
+    sw_vm_status final, last; /* final: once over; last: the latest resumable status */
+    atomic_int killed;
+    atomic_flag hook_lock; /* serialises lua_sethook between this vm's thread and interrupters */
+    int running, armed, interrupted; /* not counting: guarded by hook_lock */
+    uint64_t opened;       /* lazy globals already opened: builtins, then host libs */
+    const sw_vm_lib *libs;
+    char *errmsg;
+    sw_heap heap;  /* the state's small objects; large ones come from malloc */
+};
+
+/* ---- vm.c ---- */
+
+/* Host-side stack work (moving values, describing errors) happens outside any protected
+ * call, where an allocation failure would make LuaJIT panic: lift the limit meanwhile and
+ * restore what vm_limit_lift returned. */
+size_t vm_limit_lift(sw_vm *vm);
+void vm_limit_restore(sw_vm *vm, size_t lim);
+
+/* ---- vm_hook.c ---- */
+
+/* A count hook preempts (reductions > 0, no JIT); otherwise the hook is armed on demand. */
+static inline int vm_counting(const sw_vm *vm) { return vm->reductions > 0 && !vm->jit; }
+/* Fire after `count` instructions (0: never). Caller holds hook_lock unless counting. */
+void vm_hook_set(sw_vm *vm, int count);
+/* vm_hook_set, taking hook_lock when other threads may set the hook too. */
+void vm_hook_arm(sw_vm *vm, int count);
+/* The allocator passed gc_at: the hook runs a full collection at the next instruction. */
+void vm_gc_request(sw_vm *vm);
+/* Killed (any thread may set that), or over the memory limit. */
+static inline int vm_dying(sw_vm *vm)
+{
+    return vm->oom || atomic_load_explicit(&vm->killed, memory_order_relaxed);
+}
+/* Raises "killed" or "memory limit exceeded" so that no catch can keep it. Never returns. */
+void vm_die(sw_vm *vm, lua_State *L);
+/* Raises "C stack overflow" when the running slice has used more than 1 MB of C stack. */
+void vm_cstack_check(lua_State *L);
+/* One lua_resume of vm->co with nargs values, bracketed for interrupts and the C stack
+ * check. Returns lua_resume's code. */
+int vm_run_slice(sw_vm *vm, int nargs);
+
+/* ---- vm_sandbox.c ---- */
+
+/* Builds the process's globals on the fresh main state L (under lua_cpcall: raises when out
+ * of memory): allow-listed base and string, the guarded xpcall, load, print, collectgarbage,
+ * and the lazy globals. */
+void vm_sandbox_open(lua_State *L);
+/* For a JIT process: opens the jit library (CPU detection, JIT on), then hides it. */
+void vm_sandbox_jit(lua_State *L);
+
+/* ---- vm_coroutine.c ---- */
+
+/* Puts the pass-through resume and wrap, and the root-hiding running, into the (already
+ * allow-listed) coroutine table at index t. Raises when out of memory. */
+void vm_coroutine_bind(lua_State *L, int t);
+
+/* ---- vm_chunk.c ---- */
+
+/* Pushes the function of lua/<name>.lua, compiled into the binary at build time
+ * (lua_chunk.h), loaded as chunkname (which a stripped chunk's errors and tracebacks show).
+ * Its environment is L's globals. Raises when out of memory (or if the build's bytecode
+ * does not suit this LuaJIT). */
+void vm_load_shipped(lua_State *L, const char *name, const char *chunkname);
+
+#endif
