@@ -46,6 +46,10 @@ bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
 
 /* A duration argument: "250ms"-style string or seconds; raises on anything else. */
 int64_t sw_api_check_duration(lua_State *L, int idx);
+/* Pushes the function of lua/<name>.lua (the host's own Lua, shipped as bytecode); raises if
+ * this build has no such chunk. */
+void sw_api_load_shipped(lua_State *L, const char *name);
+
 /* The guarded call's error: pushes nil, "permission denied: <action> on <resource>"; returns 2. */
 int sw_push_denied(lua_State *L, const char *action, const char *resource);
 

@@ -71,10 +71,10 @@ describe("errors", function()
       "metatable\tfalse",
       "setmetatable\tfalse\tcannot change a protected metatable",
       "raised\tfalse\ttrue\tio",
-      "no message\tfalse\tbad argument #1 to '?' (field 'message' must be a string)",
-      "bad kind\tfalse\tbad argument #1 to '?' (field 'kind' must be a string)",
-      "unknown field\tfalse\tbad argument #1 to '?' (unknown field 'colour' (expected message, kind, retryable or details))",
-      "bad arg\tfalse\tbad argument #1 to '?' (table or string expected, got boolean)",
+      "no message\tfalse\tbad argument #1 to 'new' (field 'message' must be a string)",
+      "bad kind\tfalse\tbad argument #1 to 'new' (field 'kind' must be a string)",
+      "unknown field\tfalse\tbad argument #1 to 'new' (unknown field 'colour' (expected message, kind, retryable or details))",
+      "bad arg\tfalse\tbad argument #1 to 'new' (table or string expected, got boolean)",
       "copy\ttrue\tdisk full\tfalse",
     }, "\n") .. "\n", rt.ok(run("errors")).stdout)
   end)
