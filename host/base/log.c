@@ -1,5 +1,5 @@
-/* The log writer (docs/operating.md, "Logs"): formats one record as a text or a JSON line into
- * a buffer (on the stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes)
+/* The log writer (docs/operating.md): formats one record as a text or a JSON line into a
+ * buffer (on the stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes)
  * and writes it with one write() under the log's mutex. Every line is one line of valid UTF-8
  * (invalid bytes become U+FFFD, utf8.h) and, in JSON mode, one valid JSON object written by
  * the JSON module (json.h, on Jansson).

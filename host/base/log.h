@@ -1,7 +1,6 @@
-/* The log stream (docs/operating.md, "Logs"): text lines by default, JSON lines with
- * --log-format json, on one FILE (stderr). Thread-safe: each record is formatted in a local
- * buffer and written with one call under a lock, so lines from different threads never
- * interleave. */
+/* The log stream (docs/operating.md): text lines by default, JSON lines with --log-format
+ * json, on one FILE (stderr). Thread-safe: each record is formatted in a local buffer and
+ * written with one call under a lock, so lines from different threads never interleave. */
 #ifndef STEWARD_LOG_H
 #define STEWARD_LOG_H
 

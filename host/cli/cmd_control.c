@@ -1,8 +1,7 @@
 /* `steward status|start|stop|restart|reload`: ask a running host through its control socket
- * (docs/operating.md, "Control socket") and print what it says; requests are written and
- * replies read with the JSON module (json.h). Exit codes as systemctl's: 0 done; 1 failed or
- * no host answers; `status ID` 3 when the service is not running; 4 for an id that names no
- * service. */
+ * (docs/operating.md) and print what it says; requests are written and replies read with the
+ * JSON module (json.h). Exit codes as systemctl's: 0 done; 1 failed or no host answers;
+ * `status ID` 3 when the service is not running; 4 for an id that names no service. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,4 @@
-/* Control protocol requests (docs/operating.md, "Control socket"; newline-delimited JSON, one
- * object per line):
+/* Control protocol requests (docs/operating.md; newline-delimited JSON, one object a line):
  *   {"cmd":"status"}  {"cmd":"status","id":"app:db"}
  *   {"cmd":"start"|"stop"|"restart","id":"app:db","timeout":30}
  *   {"cmd":"reload"}  {"cmd":"reload","all":true}

@@ -1,7 +1,6 @@
-/* The status document of the control socket (docs/operating.md, "Control socket"): the
- * supervisor's services as JSON values (json.h), read on the loop's thread (the supervisor's
- * fields have that one owner). Each function returns a new reference, or NULL when memory runs
- * out. */
+/* The status document of the control socket (docs/operating.md): the supervisor's services
+ * as JSON values (json.h), read on the loop's thread (the supervisor's fields have that one
+ * owner). Each function returns a new reference, or NULL when memory runs out. */
 #ifndef STEWARD_CONTROL_STATUS_H
 #define STEWARD_CONTROL_STATUS_H
 

@@ -1,5 +1,5 @@
-/* Lua `logger` (docs/operating.md, "Logs"): logger.debug/info/warn/error(msg, fields?), also
- * callable as logger:info(msg, fields). Builds sw_log fields from the fields table without
+/* Lua `logger` (docs/lua-api.md; its lines as docs/operating.md describes the log):
+ * logger.debug/info/warn/error(msg, fields?), also callable as logger:info(msg, fields). Builds sw_log fields from the fields table without
  * running any Lua code (raw reads, no metamethods): string keys only, sorted by key; strings,
  * numbers and booleans as they are; nested tables as JSON values (json.h); functions,
  * userdata, cycles and nesting deeper than LOGGER_JSON_DEPTH as "<function>"-style
