@@ -33,17 +33,21 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
     if (v->next_attempt_at) iso_time(at, sizeof at, v->next_attempt_at);
     int64_t in = v->next_attempt_at - now_wall_ns;
     bool up = v->pid && v->run_start && now_hr >= v->run_start;
-    return json_pack("{s:o, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o}",
-                     "id", sw_json_str(v->entry->id),
-                     "state", sw_svc_state_name(v->state),
-                     "pid", v->pid ? sw_json_str(pid) : json_null(),
-                     "uptime", up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null(),
-                     "restarts", (json_int_t)v->restarts,
-                     "attempt", (json_int_t)v->attempt + 1,
-                     "next_retry", v->next_attempt_at ? sw_json_str(at) : json_null(),
-                     "next_retry_in", v->next_attempt_at ? sw_json_num((double)(in > 0 ? in : 0) / 1e9) : json_null(),
-                     "reason", sw_json_str(v->reason),
-                     "group", sw_json_str(v->entry->parent ? v->entry->parent->id : NULL));
+    /* one set per key rather than json_pack: this runs for every service of a status */
+    json_t *o = json_object();
+    int rc = sw_json_set(o, "id", sw_json_str(v->entry->id));
+    rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(v->state)));
+    rc |= sw_json_set(o, "pid", sw_json_str(v->pid ? pid : NULL));
+    rc |= sw_json_set(o, "uptime", up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
+    rc |= sw_json_set(o, "restarts", json_integer((json_int_t)v->restarts));
+    rc |= sw_json_set(o, "attempt", json_integer((json_int_t)v->attempt + 1));
+    rc |= sw_json_set(o, "next_retry", sw_json_str(v->next_attempt_at ? at : NULL));
+    rc |= sw_json_set(o, "next_retry_in", v->next_attempt_at ? sw_json_num((double)(in > 0 ? in : 0) / 1e9) : json_null());
+    rc |= sw_json_set(o, "reason", sw_json_str(v->reason));
+    rc |= sw_json_set(o, "group", sw_json_str(v->entry->parent ? v->entry->parent->id : NULL));
+    if (rc == 0) return o;
+    json_decref(o);
+    return NULL;
 }
 
 json_t *sw_ctl_status_all(sw_supervisor *s, uint64_t host_start)
