@@ -1,7 +1,8 @@
-/* The log writer (DESIGN §7): formats one record as a text or a JSON line into a buffer (on the
- * stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes) and writes it
- * with one write() under the log's mutex. Owns the escaping rules: every line is one line of
- * valid UTF-8 (invalid bytes become U+FFFD) and, in JSON mode, one valid JSON object.
+/* The log writer (docs/operating.md): formats one record as a text or a JSON line into a
+ * buffer (on the stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes)
+ * and writes it with one write() under the log's mutex. Every line is one line of valid UTF-8
+ * (invalid bytes become U+FFFD, utf8.h) and, in JSON mode, one valid JSON object written by
+ * the JSON module (json.h, on Jansson).
  *
  * Text:  HH:MM:SS.mmm LEVEL SERVICE  MSG  key=value key=value
  *        local time; LEVEL padded to 5; SERVICE "-" when NULL; control characters in MSG are
@@ -9,15 +10,15 @@
  *        when it is empty or holds a space, '"', '=', '\' or a character that needs escaping.
  * JSON:  {"ts":"<UTC ISO-8601 with ms>","level":"info","msg":…,"service":…,<fields>}
  *        "service" is left out when NULL; a field named ts, level, msg or service is written
- *        as "fields.<key>" (as logrus does) so it never shadows the record's own keys;
- *        numbers that JSON cannot hold (NaN, ±inf) are written as null.
+ *        as "fields.<key>" (as logrus does) so it never shadows the record's own keys; a key
+ *        given twice keeps its first place and its last value; numbers that JSON cannot hold
+ *        (NaN, ±inf) are written as null.
  * Truncation: a record that would pass LOG_MAX_RECORD is cut at a character boundary with "…"
- * (inside a string value, which stays closed); the fields after the cut are dropped, and a
- * JSON record gets "truncated":true. */
+ * (inside a string value, which stays closed; a JSON object or list that does not fit becomes
+ * "…"); the fields after the cut are dropped, and a JSON record gets "truncated":true. */
 #include "log.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,11 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 #define LOG_STACK_BUF 4096
 #define LOG_MAX_RECORD 65536 /* a line never exceeds this, newline included */
 #define LOG_RESERVE 64       /* kept free for the truncation mark and the line's end */
 #define ELLIPSIS "\xE2\x80\xA6"
-#define REPLACEMENT "\xEF\xBF\xBD"
 
 struct sw_log {
     FILE *out;
@@ -131,40 +133,9 @@ static void put_tail(lbuf *b, const char *s)
     }
 }
 
-/* ---- UTF-8 and escaping ---- */
-
-/* Length of the valid UTF-8 sequence at s (1..4) with its code point, or 0 when the byte at s
- * starts no valid sequence (stray continuation, overlong form, surrogate, > U+10FFFF, cut). */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else return 0;
-    if (n < len || s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    uint32_t v = c & (0xFF >> (len + 1));
-    for (size_t i = 1; i < len; i++) v = (v << 6) | (s[i] & 0x3F);
-    *cp = v;
-    return len;
-}
+/* ---- text escaping ---- */
 
 typedef enum {
-    ESC_JSON,     /* inside a JSON string */
     ESC_TEXT,     /* free text (msg, service): control characters only */
     ESC_QUOTED    /* a quoted text value: also '"' and '\' */
 } esc_mode;
@@ -179,17 +150,14 @@ static const char *escape_of(uint32_t c, esc_mode m, char *buf)
     case '\n': return "\\n";
     case '\r': return "\\r";
     case '\t': return "\\t";
-    case '\b': return m == ESC_JSON ? "\\b" : "\\x08";
-    case '\f': return m == ESC_JSON ? "\\f" : "\\x0c";
     default: break;
     }
-    if (c < 0x20) {
-        snprintf(buf, 8, m == ESC_JSON ? "\\u%04x" : "\\x%02x", (unsigned)c);
+    if (c < 0x20 || c == 0x7F) {
+        snprintf(buf, 8, "\\x%02x", (unsigned)c);
         return buf;
     }
-    if (m != ESC_JSON && c == 0x7F) return "\\x7f";
-    /* C1 controls (CSI is one) would reach a terminal raw in text mode. */
-    if (m != ESC_JSON && c >= 0x80 && c <= 0x9F) {
+    /* C1 controls (CSI is one) would reach a terminal raw. */
+    if (c >= 0x80 && c <= 0x9F) {
         snprintf(buf, 8, "\\u%04x", (unsigned)c);
         return buf;
     }
@@ -222,9 +190,9 @@ static void put_escaped(lbuf *b, const char *s, size_t n, esc_mode m)
             continue;
         }
         uint32_t cp;
-        size_t len = utf8_seq(u + i, n - i, &cp);
+        size_t len = sw_utf8_seq(u + i, n - i, &cp);
         if (len == 0) {
-            put(b, REPLACEMENT, 3);
+            put(b, SW_UTF8_REPLACEMENT, 3);
             i++;
             continue;
         }
@@ -237,15 +205,6 @@ static void put_escaped(lbuf *b, const char *s, size_t n, esc_mode m)
         put_tail(b, ELLIPSIS);
         b->marked = true;
     }
-}
-
-/* A JSON string, closed even when cut. The caller has made room for its opening quote. */
-static void put_json_string(lbuf *b, const char *s, size_t n)
-{
-    if (!put(b, "\"", 1)) return;
-    put_escaped(b, s, n, ESC_JSON);
-    if (b->cut) put_tail(b, "\"");
-    else put(b, "\"", 1);
 }
 
 /* A text key or value: bare when safe, quoted with escapes otherwise. */
@@ -261,7 +220,7 @@ static bool text_needs_quotes(const char *s, size_t n)
             continue;
         }
         uint32_t cp;
-        size_t len = utf8_seq(u + i, n - i, &cp);
+        size_t len = sw_utf8_seq(u + i, n - i, &cp);
         if (len == 0 || cp <= 0x9F) return true;
         i += len;
     }
@@ -280,39 +239,15 @@ static void put_text_token(lbuf *b, const char *s, size_t n)
     else put(b, "\"", 1);
 }
 
-/* Raw JSON: copied whole or not at all, with control bytes turned into spaces and invalid
- * UTF-8 into U+FFFD, so valid JSON stays valid and the record stays on one line. */
-static bool put_raw_json(lbuf *b, const char *s)
+/* A JSON field's compact text (one line: JSON text has no raw control characters), whole or
+ * not at all. */
+static void put_json_text(lbuf *b, const json_t *v)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t n = strlen(s), need = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t len = utf8_seq(u + i, n - i, &cp);
-        need += len ? len : 3;
-        i += len ? len : 1;
-    }
-    if (b->cut || !room(b, need, false)) {
-        b->cut = true;
-        return false;
-    }
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t len = utf8_seq(u + i, n - i, &cp);
-        if (len == 0) {
-            memcpy(b->p + b->len, REPLACEMENT, 3);
-            b->len += 3;
-            i++;
-        } else {
-            if (len == 1 && (u[i] < 0x20 || u[i] == 0x7F)) b->p[b->len++] = ' ';
-            else {
-                memcpy(b->p + b->len, s + i, len);
-                b->len += len;
-            }
-            i += len;
-        }
-    }
-    return true;
+    size_t len;
+    char *text = sw_json_dump(v ? v : json_null(), false, &len);
+    if (!text) b->cut = true;
+    else put(b, text, len);
+    free(text);
 }
 
 /* Shortest "%.Ng" that reads back as d (finite d only). */
@@ -337,24 +272,23 @@ static int format_int(char *out, int64_t v)
     return len;
 }
 
-/* The value of a number, boolean or int field as text; NaN/inf as JSON null in JSON mode. */
-static int format_scalar(char *out, size_t size, const sw_log_field *f, bool json)
+/* The value of a number, boolean or int field as text. */
+static int format_scalar(char *out, size_t size, const sw_log_field *f)
 {
     switch (f->type) {
     case SW_LF_INT: return format_int(out, f->i);
     case SW_LF_BOOL: return snprintf(out, size, "%s", f->b ? "true" : "false");
     default:
         if (isfinite(f->d)) return format_double(out, size, f->d);
-        if (json) return snprintf(out, size, "null");
         return snprintf(out, size, "%s", isnan(f->d) ? "nan" : f->d > 0 ? "inf" : "-inf");
     }
 }
 
-/* ---- the two formats ---- */
+/* ---- the clock ---- */
 
-/* The clock part of a line: local "HH:MM:SS.mmm" (text) or UTC "YYYY-MM-DDTHH:MM:SS.mmm"
- * (JSON). Formatting a date is the costly part of a log line, so each thread keeps the text of
- * the current second and adds only the milliseconds. */
+/* The clock part of a line into out (32 bytes): local "HH:MM:SS.mmm" (text) or UTC
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ" (JSON); its length. Formatting a date is the costly part of a
+ * log line, so each thread keeps the text of the current second and adds the milliseconds. */
 typedef struct second_text {
     time_t sec;
     bool valid;
@@ -362,7 +296,7 @@ typedef struct second_text {
     size_t len;
 } second_text;
 
-static void put_time(lbuf *b, bool utc)
+static size_t clock_text(char *out, bool utc)
 {
     static _Thread_local second_text cache[2];
     struct timespec ts;
@@ -375,20 +309,27 @@ static void put_time(lbuf *b, bool utc)
         int n = utc ? snprintf(c->text, sizeof c->text, "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900,
                                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
                     : snprintf(c->text, sizeof c->text, "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min, tm.tm_sec);
-        c->len = n > 0 ? (size_t)n : 0;
+        c->len = n > 0 && (size_t)n < sizeof c->text - 4 ? (size_t)n : 0;
         c->sec = ts.tv_sec;
         c->valid = true;
     }
     long ms = ts.tv_nsec / 1000000L;
-    char digits[3] = {(char)('0' + ms / 100), (char)('0' + ms / 10 % 10), (char)('0' + ms % 10)};
-    put(b, c->text, c->len);
-    put(b, digits, 3);
+    size_t n = c->len;
+    memcpy(out, c->text, n);
+    out[n++] = (char)('0' + ms / 100);
+    out[n++] = (char)('0' + ms / 10 % 10);
+    out[n++] = (char)('0' + ms % 10);
+    if (utc) out[n++] = 'Z';
+    return n;
 }
+
+/* ---- text ---- */
 
 static void format_text(const sw_log *log, lbuf *b, sw_log_level level, const char *service,
                         const char *msg, const sw_log_field *fields, size_t n_fields)
 {
-    put_time(b, false);
+    char clock[32];
+    put(b, clock, clock_text(clock, false));
     put(b, " ", 1);
     if (log->color) {
         puts_(b, level_color[level]);
@@ -410,10 +351,10 @@ static void format_text(const sw_log *log, lbuf *b, sw_log_level level, const ch
             const char *s = f->s ? f->s : "";
             put_text_token(b, s, strlen(s));
         } else if (f->type == SW_LF_JSON) {
-            put_raw_json(b, f->s ? f->s : "null");
+            put_json_text(b, f->j);
         } else {
             char num[40];
-            int k = format_scalar(num, sizeof num, f, false);
+            int k = format_scalar(num, sizeof num, f);
             put(b, num, (size_t)k);
         }
     }
@@ -421,54 +362,142 @@ static void format_text(const sw_log *log, lbuf *b, sw_log_level level, const ch
     put_tail(b, "\n");
 }
 
+/* ---- JSON ---- */
+
 static bool reserved_json_key(const char *k)
 {
     return strcmp(k, "ts") == 0 || strcmp(k, "level") == 0 || strcmp(k, "msg") == 0 ||
            strcmp(k, "service") == 0;
 }
 
+/* A field's value as JSON: a new reference, NULL when memory runs out. */
+static json_t *field_value(const sw_log_field *f)
+{
+    switch (f->type) {
+    case SW_LF_STR: return sw_json_str(f->s ? f->s : "");
+    case SW_LF_INT: return json_integer((json_int_t)f->i);
+    case SW_LF_BOOL: return json_boolean(f->b);
+    case SW_LF_JSON: return f->j ? json_incref(f->j) : json_null();
+    default: return sw_json_num(f->d);
+    }
+}
+
+/* The whole record as a JSON object, or NULL when memory runs out. */
+static json_t *json_record(sw_log_level level, const char *service, const char *msg,
+                           const sw_log_field *fields, size_t n_fields)
+{
+    char clock[32];
+    size_t clock_len = clock_text(clock, true);
+    json_t *rec = json_object();
+    int rc = sw_json_set(rec, "ts", json_stringn_nocheck(clock, clock_len));
+    rc |= sw_json_set(rec, "level", json_string_nocheck(level_lower[level]));
+    rc |= sw_json_set(rec, "msg", sw_json_str(msg));
+    if (service) rc |= sw_json_set(rec, "service", sw_json_str(service));
+    for (size_t i = 0; i < n_fields && rc == 0; i++) {
+        const char *key = fields[i].key ? fields[i].key : "";
+        char renamed[24];
+        if (reserved_json_key(key)) {
+            snprintf(renamed, sizeof renamed, "fields.%s", key);
+            key = renamed;
+        }
+        rc |= sw_json_set(rec, key, field_value(&fields[i]));
+    }
+    if (rc == 0) return rec;
+    json_decref(rec);
+    return NULL;
+}
+
+/* What `,"key":value` adds to an object's text (no comma for the first pair). */
+static size_t pair_size(const char *key, const json_t *v, bool first, int digits)
+{
+    json_t *k = json_string_nocheck(key); /* a key of a record: valid UTF-8 already */
+    size_t n = k ? sw_json_dumpb(k, NULL, 0, digits) + 1 + sw_json_dumpb(v, NULL, 0, digits) + !first : LOG_MAX_RECORD;
+    json_decref(k);
+    return n;
+}
+
+/* The text size of s[0..n) as a JSON string. */
+static size_t string_size(const char *s, size_t n, int digits)
+{
+    json_t *v = json_stringn_nocheck(s, n);
+    size_t size = v ? sw_json_dumpb(v, NULL, 0, digits) : LOG_MAX_RECORD;
+    json_decref(v);
+    return size;
+}
+
+/* The longest head of the string v, cut at a character boundary and ended by "…", whose text
+ * takes at most room bytes; NULL when not even "…" fits. */
+static json_t *string_head(const json_t *v, size_t room, int digits)
+{
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    size_t lo = 0, hi = n; /* the head of lo bytes fits; find the longest */
+    if (string_size(s, 0, digits) + 3 > room) return NULL;
+    while (lo < hi) {
+        size_t mid = hi - (hi - lo) / 2, k = mid;
+        while (k > lo && k < n && ((unsigned char)s[k] & 0xC0) == 0x80) k--; /* a character boundary */
+        if (k > lo && string_size(s, k, digits) + 3 <= room) lo = k;
+        else hi = mid - 1;
+    }
+    char *head = malloc(lo + 3);
+    if (!head) return NULL;
+    memcpy(head, s, lo);
+    memcpy(head + lo, ELLIPSIS, 3);
+    json_t *cut = json_stringn_nocheck(head, lo + 3);
+    free(head);
+    return cut;
+}
+
+/* A record too large for one line: its pairs in order while they fit, then the first that
+ * does not, shortened (strings) or replaced by "…" (objects, lists) or left out, and
+ * "truncated":true. */
+static void format_cut(lbuf *b, json_t *rec, int digits)
+{
+    json_t *cut = json_object(), *mark = json_true();
+    size_t budget = LOG_MAX_RECORD - 1 - pair_size("truncated", mark, false, digits); /* '\n' too */
+    size_t used = 2;                                                                   /* {} */
+    const char *key;
+    json_t *v;
+    json_object_foreach(rec, key, v) {
+        size_t need = pair_size(key, v, used == 2, digits);
+        if (used + need <= budget) {
+            json_object_set_nocheck(cut, key, v);
+            used += need;
+            continue;
+        }
+        size_t head = need - sw_json_dumpb(v, NULL, 0, digits); /* comma, key and colon */
+        if (used + head < budget) {
+            size_t left = budget - used - head;
+            json_t *part = NULL;
+            if (json_is_string(v)) part = string_head(v, left, digits);
+            else if ((json_is_object(v) || json_is_array(v)) && left >= 5) part = json_string_nocheck(ELLIPSIS);
+            if (part) json_object_set_new_nocheck(cut, key, part);
+        }
+        break;
+    }
+    json_object_set_new_nocheck(cut, "truncated", mark);
+    size_t len = sw_json_dumpb(cut, NULL, 0, digits);
+    if (len > 0 && room(b, len + 1, true)) {
+        sw_json_dumpb(cut, b->p, len, digits);
+        b->p[len] = '\n';
+        b->len = len + 1;
+    }
+    json_decref(cut);
+}
+
 static void format_json(lbuf *b, sw_log_level level, const char *service, const char *msg,
                         const sw_log_field *fields, size_t n_fields)
 {
-    put(b, "{\"ts\":\"", 7);
-    put_time(b, true);
-    put(b, "Z\",\"level\":\"", 12);
-    puts_(b, level_lower[level]);
-    put(b, "\",\"msg\":", 8);
-    put_json_string(b, msg, strlen(msg));
-    if (service && !b->cut && room(b, 16, false)) {
-        put(b, ",\"service\":", 11);
-        put_json_string(b, service, strlen(service));
+    json_t *rec = json_record(level, service, msg, fields, n_fields);
+    if (!rec) return; /* out of memory: the record is dropped */
+    int digits = sw_json_digits(rec);
+    size_t len = sw_json_dumpb(rec, b->p, b->cap, digits);
+    if (len >= LOG_MAX_RECORD) format_cut(b, rec, digits);
+    else if (len > 0 && (len < b->cap || (room(b, len + 1, true) && sw_json_dumpb(rec, b->p, len, digits) == len))) {
+        b->p[len] = '\n';
+        b->len = len + 1;
     }
-    for (size_t i = 0; i < n_fields && !b->cut; i++) {
-        const sw_log_field *f = &fields[i];
-        const char *key = f->key ? f->key : "";
-        size_t mark = b->len;
-        char num[40];
-        int k = 0;
-        if (f->type != SW_LF_STR && f->type != SW_LF_JSON) k = format_scalar(num, sizeof num, f, true);
-        /* key and a number or the start of a string must fit together: never a dangling key */
-        if (!room(b, strlen(key) * 6 + 16 + (size_t)k, false)) {
-            b->cut = true;
-            break;
-        }
-        put(b, ",\"", 2);
-        if (reserved_json_key(key)) put(b, "fields.", 7);
-        put_escaped(b, key, strlen(key), ESC_JSON);
-        if (b->cut) { /* a key too long to finish: drop the whole field */
-            b->len = mark;
-            break;
-        }
-        put(b, "\":", 2);
-        if (f->type == SW_LF_STR) {
-            const char *s = f->s ? f->s : "";
-            put_json_string(b, s, strlen(s));
-        } else if (f->type == SW_LF_JSON) {
-            if (!put_raw_json(b, f->s ? f->s : "null")) put_tail(b, "\"" ELLIPSIS "\"");
-        } else put(b, num, (size_t)k);
-    }
-    if (b->cut) put_tail(b, ",\"truncated\":true");
-    put_tail(b, "}\n");
+    json_decref(rec);
 }
 
 /* ---- writing ---- */

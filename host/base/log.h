@@ -1,6 +1,6 @@
-/* The log stream (DESIGN §7): text lines by default, JSON lines with --log-format json, on one
- * FILE (stderr). Thread-safe: each record is formatted in a local buffer and written with one
- * call under a lock, so lines from different threads never interleave. */
+/* The log stream (docs/operating.md): text lines by default, JSON lines with --log-format
+ * json, on one FILE (stderr). Thread-safe: each record is formatted in a local buffer and
+ * written with one call under a lock, so lines from different threads never interleave. */
 #ifndef STEWARD_LOG_H
 #define STEWARD_LOG_H
 
@@ -9,16 +9,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json.h"
+
 typedef enum { SW_LOG_DEBUG, SW_LOG_INFO, SW_LOG_WARN, SW_LOG_ERROR } sw_log_level;
 
 typedef enum { SW_LF_STR, SW_LF_INT, SW_LF_NUM, SW_LF_BOOL, SW_LF_JSON } sw_log_ftype;
 
-/* One key=value field. SW_LF_JSON: `s` is already valid JSON (an object or list), written raw
- * in JSON mode and as-is in text mode. */
+/* One key=value field. SW_LF_STR: `s` (NULL is ""). SW_LF_JSON: `j`, any JSON value (NULL is
+ * null), borrowed for the call: part of the record in JSON mode, its compact text in text
+ * mode. */
 typedef struct sw_log_field {
     const char *key;
     sw_log_ftype type;
     const char *s;
+    json_t *j;
     int64_t i;
     double d;
     bool b;

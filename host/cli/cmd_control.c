@@ -1,5 +1,6 @@
 /* `steward status|start|stop|restart|reload`: ask a running host through its control socket
- * and print what it says. Exit codes as systemctl's: 0 done; 1 failed or no host answers;
+ * (docs/operating.md) and print what it says; requests are written and replies read with the
+ * JSON module (json.h). Exit codes as systemctl's: 0 done; 1 failed or no host answers;
  * `status ID` 3 when the service is not running; 4 for an id that names no service. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,7 @@
 #include "control.h"
 #include "control_client.h"
 #include "control_request.h"
-#include "jsonbuf.h"
-#include "yaml_tree.h"
+#include "json.h"
 
 #define EXIT_NOT_RUNNING 3
 #define EXIT_UNKNOWN 4
@@ -46,56 +46,69 @@ static char *call(const sw_cli *cli, const char *request, double wait_s)
     return reply;
 }
 
-/* ---- reading replies ---- */
+/* ---- requests and replies ---- */
 
-typedef struct reply {
-    sw_arena arena;
-    sw_node *root;
-} reply;
-
-static int parse_reply(reply *r, const char *text)
+/* {"cmd":cmd,"id":id,"all":true} (id and all when given) as text, malloc'd; NULL when memory
+ * runs out (printed). */
+static char *request(const sw_cli *cli, const char *cmd)
 {
-    sw_arena_init(&r->arena);
-    sw_diags diags;
-    sw_diags_init(&diags);
-    r->root = sw_yaml_parse(&r->arena, "reply", text, strlen(text), &diags);
-    sw_diags_free(&diags);
-    if (r->root && r->root->type == SW_NODE_MAP) return 0;
-    fprintf(stderr, "steward: the host sent a reply that is not JSON\n");
-    return -1;
+    json_t *req = json_object();
+    int rc = sw_json_set(req, "cmd", sw_json_str(cmd));
+    if (cli->id) rc |= sw_json_set(req, "id", sw_json_str(cli->id));
+    if (cli->all) rc |= sw_json_set(req, "all", json_true());
+    char *text = rc == 0 ? sw_json_dump(req, false, NULL) : NULL;
+    json_decref(req);
+    if (!text) fprintf(stderr, "steward %s: out of memory\n", cli->command);
+    return text;
 }
 
-static const char *str(const sw_node *map, const char *key)
+/* The reply as a JSON object, or NULL after printing why. */
+static json_t *parse_reply(const char *text)
 {
-    const sw_node *n = map ? sw_node_get(map, key) : NULL;
-    return n && n->type == SW_NODE_SCALAR && n->scalar != SW_SCALAR_NULL ? n->str : NULL;
+    char why[200];
+    json_t *root = sw_json_parse(text, strlen(text), SW_CTL_MAX_DEPTH, why, sizeof why);
+    if (root && json_is_object(root)) return root;
+    if (root) snprintf(why, sizeof why, "not an object");
+    json_decref(root);
+    fprintf(stderr, "steward: the host sent a reply that is not JSON (%s)\n", why);
+    return NULL;
 }
 
-static const char *str_or(const sw_node *map, const char *key, const char *dflt)
+static const char *str(const json_t *map, const char *key)
+{
+    const json_t *n = json_object_get(map, key);
+    return json_is_string(n) ? json_string_value(n) : NULL;
+}
+
+static const char *str_or(const json_t *map, const char *key, const char *dflt)
 {
     const char *s = str(map, key);
     return s ? s : dflt;
 }
 
-static bool is_true(const sw_node *map, const char *key)
+static bool is_true(const json_t *map, const char *key) { return json_is_true(json_object_get(map, key)); }
+
+static double num(const json_t *map, const char *key, double dflt)
 {
-    const sw_node *n = sw_node_get(map, key);
-    return n && n->type == SW_NODE_SCALAR && n->scalar == SW_SCALAR_BOOL && n->num != 0;
+    const json_t *n = json_object_get(map, key);
+    return json_is_number(n) ? json_number_value(n) : dflt;
 }
 
-static double num(const sw_node *map, const char *key, double dflt)
+/* The strings of a list (others are skipped): the list's size, or 0 when it is none. */
+static size_t list_size(const json_t *list) { return json_is_array(list) ? json_array_size(list) : 0; }
+
+static const char *item(const json_t *list, size_t i)
 {
-    const sw_node *n = sw_node_get(map, key);
-    return n && n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT) ? n->num : dflt;
+    const json_t *n = json_array_get(list, i);
+    return json_is_string(n) ? json_string_value(n) : "?";
 }
 
 /* An error reply: printed, with its list of errors; the exit code. */
-static int report_error(const sw_cli *cli, const sw_node *root)
+static int report_error(const sw_cli *cli, const json_t *root)
 {
     fprintf(stderr, "steward %s: %s\n", cli->command, str_or(root, "error", "failed"));
-    const sw_node *errors = sw_node_get(root, "errors");
-    for (size_t i = 0; errors && errors->type == SW_NODE_SEQ && i < errors->n; i++)
-        if (errors->kids[i]->type == SW_NODE_SCALAR) fprintf(stderr, "  %s\n", errors->kids[i]->str);
+    const json_t *errors = json_object_get(root, "errors");
+    for (size_t i = 0; i < list_size(errors); i++) fprintf(stderr, "  %s\n", item(errors, i));
     return is_true(root, "unknown") ? EXIT_UNKNOWN : 1;
 }
 
@@ -115,7 +128,7 @@ static const char *const headers[N_COLS] = {"ID", "STATE", "PID", "UPTIME", "RES
 #define REASON_MAX 60
 
 /* The cells of one service row, each written into cells[k] (size 128 but reason/id). */
-static void row(const sw_node *svc, char cells[N_COLS][256])
+static void row(const json_t *svc, char cells[N_COLS][256])
 {
     snprintf(cells[0], 256, "%s", str_or(svc, "id", "?"));
     snprintf(cells[1], 256, "%s", str_or(svc, "state", "?"));
@@ -144,15 +157,15 @@ static void print_row(const char *const *cells, const int *width)
     printf("%s\n", cells[N_COLS - 1]);
 }
 
-static void print_table(const sw_node *services)
+static void print_table(const json_t *services)
 {
-    size_t n = services && services->type == SW_NODE_SEQ ? services->n : 0;
+    size_t n = list_size(services);
     char (*cells)[N_COLS][256] = calloc(n ? n : 1, sizeof *cells);
     if (!cells) return;
     int width[N_COLS];
     for (int k = 0; k < N_COLS; k++) width[k] = (int)strlen(headers[k]);
     for (size_t i = 0; i < n; i++) {
-        row(services->kids[i], cells[i]);
+        row(json_array_get(services, i), cells[i]);
         for (int k = 0; k < N_COLS; k++)
             if ((int)strlen(cells[i][k]) > width[k]) width[k] = (int)strlen(cells[i][k]);
     }
@@ -166,14 +179,14 @@ static void print_table(const sw_node *services)
 }
 
 /* "6 services: 5 running, 1 failed; host pid 42, up 3m05s" (states in the order they appear). */
-static void print_summary(const sw_node *root)
+static void print_summary(const json_t *root)
 {
-    const sw_node *services = sw_node_get(root, "services"), *host = sw_node_get(root, "host");
-    size_t n = services && services->type == SW_NODE_SEQ ? services->n : 0;
+    const json_t *services = json_object_get(root, "services"), *host = json_object_get(root, "host");
+    size_t n = list_size(services);
     const char *states[8];
     size_t counts[8], kinds = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *st = str_or(services->kids[i], "state", "?");
+        const char *st = str_or(json_array_get(services, i), "state", "?");
         size_t k = 0;
         while (k < kinds && strcmp(states[k], st) != 0) k++;
         if (k == kinds && kinds < 8) {
@@ -190,15 +203,15 @@ static void print_summary(const sw_node *root)
            host && is_true(host, "shutting_down") ? ", shutting down" : "");
 }
 
-static void print_list(const char *label, const sw_node *list)
+static void print_list(const char *label, const json_t *list)
 {
     printf("  %-12s", label);
-    if (!list || list->type != SW_NODE_SEQ || list->n == 0) printf("-");
-    for (size_t i = 0; list && list->type == SW_NODE_SEQ && i < list->n; i++) printf("%s%s", i ? ", " : "", list->kids[i]->str);
+    if (list_size(list) == 0) printf("-");
+    for (size_t i = 0; i < list_size(list); i++) printf("%s%s", i ? ", " : "", item(list, i));
     printf("\n");
 }
 
-static void print_service(const sw_node *svc)
+static void print_service(const json_t *svc)
 {
     char c[N_COLS][256];
     row(svc, c);
@@ -208,28 +221,21 @@ static void print_service(const sw_node *svc)
     if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[6]);
     else printf("  %-12s-\n", "next retry:");
     printf("  %-12s%s\n  %-12s%s\n", "reason:", str_or(svc, "reason", "-"), "group:", c[8]);
-    print_list("depends on:", sw_node_get(svc, "depends_on"));
-    print_list("dependents:", sw_node_get(svc, "dependents"));
-    const sw_node *errors = sw_node_get(svc, "errors");
-    size_t n = errors && errors->type == SW_NODE_SEQ ? errors->n : 0;
+    print_list("depends on:", json_object_get(svc, "depends_on"));
+    print_list("dependents:", json_object_get(svc, "dependents"));
+    const json_t *errors = json_object_get(svc, "errors");
+    size_t n = list_size(errors);
     printf("  last errors%s\n", n ? " (newest first):" : ": none");
-    for (size_t i = 0; i < n; i++) printf("    - %s\n", errors->kids[i]->str);
+    for (size_t i = 0; i < n; i++) printf("    - %s\n", item(errors, i));
 }
 
 /* ---- commands ---- */
 
 static int status(const sw_cli *cli)
 {
-    sw_jbuf req;
-    sw_jbuf_init(&req);
-    sw_jbuf_lit(&req, "{\"cmd\":\"status\"");
-    if (cli->id) {
-        sw_jbuf_lit(&req, ",\"id\":");
-        sw_jbuf_str(&req, cli->id);
-    }
-    sw_jbuf_lit(&req, "}");
-    char *text = req.oom ? NULL : call(cli, req.p, 10);
-    sw_jbuf_free(&req);
+    char *req = request(cli, "status");
+    char *text = req ? call(cli, req, 10) : NULL;
+    free(req);
     if (!text) return 1;
     int code = 0;
     bool ok = strncmp(text, "{\"ok\":true", 10) == 0;
@@ -238,20 +244,20 @@ static int status(const sw_cli *cli)
         free(text);
         return 0;
     }
-    reply r;
-    if (parse_reply(&r, text) != 0) code = 1;
-    else if (!is_true(r.root, "ok")) code = report_error(cli, r.root);
+    json_t *r = parse_reply(text);
+    if (!r) code = 1;
+    else if (!is_true(r, "ok")) code = report_error(cli, r);
     else if (cli->json) printf("%s\n", text);
-    else if (cli->id) print_service(sw_node_get(r.root, "service"));
+    else if (cli->id) print_service(json_object_get(r, "service"));
     else {
-        print_table(sw_node_get(r.root, "services"));
-        print_summary(r.root);
+        print_table(json_object_get(r, "services"));
+        print_summary(r);
     }
     if (code == 0 && cli->id) {
-        const char *state = str(sw_node_get(r.root, "service"), "state");
+        const char *state = str(json_object_get(r, "service"), "state");
         if (!state || strcmp(state, "running") != 0) code = EXIT_NOT_RUNNING;
     }
-    sw_arena_free(&r.arena);
+    json_decref(r);
     free(text);
     return code;
 }
@@ -259,31 +265,22 @@ static int status(const sw_cli *cli)
 /* start, stop, restart, reload: the reply's message, and each service involved. */
 static int act(const sw_cli *cli)
 {
-    sw_jbuf req;
-    sw_jbuf_init(&req);
-    sw_jbuf_lit(&req, "{\"cmd\":");
-    sw_jbuf_str(&req, cli->command);
-    if (cli->id) {
-        sw_jbuf_lit(&req, ",\"id\":");
-        sw_jbuf_str(&req, cli->id);
-    }
-    if (cli->all) sw_jbuf_lit(&req, ",\"all\":true");
-    sw_jbuf_lit(&req, "}");
-    char *text = req.oom ? NULL : call(cli, req.p, SW_CTL_DEFAULT_TIMEOUT + 10);
-    sw_jbuf_free(&req);
+    char *req = request(cli, cli->command);
+    char *text = req ? call(cli, req, SW_CTL_DEFAULT_TIMEOUT + 10) : NULL;
+    free(req);
     if (!text) return 1;
-    reply r;
-    int code = parse_reply(&r, text) != 0 ? 1 : 0;
-    if (code == 0 && !is_true(r.root, "ok")) code = report_error(cli, r.root);
-    else if (code == 0) printf("%s\n", str_or(r.root, "message", "done"));
-    const sw_node *services = r.root && r.root->type == SW_NODE_MAP ? sw_node_get(r.root, "services") : NULL;
-    for (size_t i = 0; services && services->type == SW_NODE_SEQ && i < services->n; i++) {
-        const sw_node *v = services->kids[i];
+    json_t *r = parse_reply(text);
+    int code = r ? 0 : 1;
+    if (code == 0 && !is_true(r, "ok")) code = report_error(cli, r);
+    else if (code == 0) printf("%s\n", str_or(r, "message", "done"));
+    const json_t *services = json_object_get(r, "services");
+    for (size_t i = 0; i < list_size(services); i++) {
+        const json_t *v = json_array_get(services, i);
         const char *reason = str(v, "reason");
         if (reason) printf("  %-24s %-9s %s\n", str_or(v, "id", "?"), str_or(v, "state", "?"), reason);
         else printf("  %-24s %s\n", str_or(v, "id", "?"), str_or(v, "state", "?"));
     }
-    sw_arena_free(&r.arena);
+    json_decref(r);
     free(text);
     return code;
 }

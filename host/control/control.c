@@ -1,6 +1,7 @@
 /* The control socket's transport (see control.h): the listening pipe, one record per client
- * connection, line framing with a length cap, peer-credential checks, and replies written in
- * request order. What a request does is control_ops.c's business. */
+ * connection, line framing with a length cap, peer-credential checks, and replies (JSON values
+ * from control_ops.c, written as lines by json.h) in request order. What a request does is
+ * control_ops.c's business. */
 #include "control.h"
 
 #include <errno.h>
@@ -14,12 +15,18 @@
 
 #include "control_ops.h"
 #include "control_request.h"
-#include "jsonbuf.h"
+#include "json.h"
 
 #define MAX_CONNS 64
 #define POLL_MS 10 /* how often a waiting start/stop/restart looks at the services */
 
 typedef struct ctl_conn ctl_conn;
+
+/* Bytes kept aside. */
+typedef struct backlog {
+    char *p;
+    size_t len, cap;
+} backlog;
 
 struct sw_control {
     uv_pipe_t server;
@@ -45,7 +52,7 @@ struct ctl_conn {
     bool eof, closing;
     bool pending;            /* a start/stop/restart waits for its outcome */
     sw_ctl_op op;
-    sw_jbuf backlog;         /* bytes read after a pending request's line */
+    backlog backlog;         /* bytes read after a pending request's line */
 };
 
 /* ---- closing ---- */
@@ -61,7 +68,7 @@ static void on_conn_closed(uv_handle_t *h)
     ctl_conn *k = h->data;
     k->ctl->open_handles--;
     sw_ctl_op_free(&k->op);
-    sw_jbuf_free(&k->backlog);
+    free(k->backlog.p);
     free(k);
 }
 
@@ -104,23 +111,26 @@ static void on_written(uv_write_t *req, int status)
     free(req);
 }
 
-/* Sends the reply in b plus a newline; b is emptied. */
-static void send_reply(ctl_conn *k, sw_jbuf *b)
+/* Sends the reply as one line and releases it. A reply that could not be built or written
+ * out (NULL: memory ran out) is replaced by an "out of memory" error, if that can be. */
+static void send_reply(ctl_conn *k, json_t *reply)
 {
-    if (b->oom) {
-        sw_jbuf_free(b);
-        sw_ctl_error_reply(b, "out of memory");
+    size_t len;
+    char *text = sw_json_dump(reply, true, &len);
+    json_decref(reply);
+    if (!text) {
+        json_t *oom = sw_ctl_error_reply("out of memory");
+        text = sw_json_dump(oom, true, &len);
+        json_decref(oom);
     }
-    sw_jbuf_raw(b, "\n", 1);
     uv_write_t *req = malloc(sizeof *req);
-    if (!req || b->oom || k->closing) {
+    if (!req || !text || k->closing) {
         free(req);
-        sw_jbuf_free(b);
+        free(text);
         return;
     }
-    uv_buf_t buf = uv_buf_init(b->p, (unsigned)b->len);
-    req->data = b->p;
-    sw_jbuf_init(b); /* the request owns the text now */
+    uv_buf_t buf = uv_buf_init(text, (unsigned)len);
+    req->data = text; /* the request owns the text now */
     if (uv_write(req, (uv_stream_t *)&k->pipe, &buf, 1, on_written) != 0) {
         free(req->data);
         free(req);
@@ -128,13 +138,7 @@ static void send_reply(ctl_conn *k, sw_jbuf *b)
     }
 }
 
-static void send_error(ctl_conn *k, const char *msg)
-{
-    sw_jbuf b;
-    sw_jbuf_init(&b);
-    sw_ctl_error_reply(&b, msg);
-    send_reply(k, &b);
-}
+static void send_error(ctl_conn *k, const char *msg) { send_reply(k, sw_ctl_error_reply(msg)); }
 
 /* ---- requests ---- */
 
@@ -149,11 +153,10 @@ static void handle_line(ctl_conn *k)
     k->len = 0;
     while (n && (k->line[n - 1] == '\r' || k->line[n - 1] == ' ')) n--;
     if (n == 0) return; /* blank lines are ignored */
-    sw_jbuf reply;
-    sw_jbuf_init(&reply);
+    json_t *reply;
     sw_ctl_op_free(&k->op);
     if (sw_ctl_op_begin(&k->op, k->ctl->sup, k->ctl->start, k->line, n, &reply)) {
-        send_reply(k, &reply);
+        send_reply(k, reply);
         return;
     }
     k->pending = true; /* the reply comes from the poll timer; read no more until then */
@@ -161,12 +164,31 @@ static void handle_line(ctl_conn *k)
     if (!uv_is_active((uv_handle_t *)&k->ctl->poll)) uv_timer_start(&k->ctl->poll, on_poll, POLL_MS, POLL_MS);
 }
 
+/* Adds bytes to the backlog; a client whose bytes cannot be kept is closed. */
+static void keep(ctl_conn *k, const char *p, size_t n)
+{
+    backlog *b = &k->backlog;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            close_conn(k);
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
 /* Splits bytes into lines; stops at a pending request and keeps the rest for later. */
 static void feed(ctl_conn *k, const char *p, size_t n)
 {
     while (n && !k->closing) {
         if (k->pending) {
-            sw_jbuf_raw(&k->backlog, p, n);
+            keep(k, p, n);
             return;
         }
         const char *nl = memchr(p, '\n', n);
@@ -191,10 +213,10 @@ static void feed(ctl_conn *k, const char *p, size_t n)
 static void resume(ctl_conn *k)
 {
     k->pending = false;
-    sw_jbuf rest = k->backlog;
-    sw_jbuf_init(&k->backlog);
+    backlog rest = k->backlog;
+    k->backlog = (backlog){0};
     feed(k, rest.p, rest.len);
-    sw_jbuf_free(&rest);
+    free(rest.p);
     if (k->closing || k->pending) return;
     if (k->eof) finish_conn(k);
     else uv_read_start((uv_stream_t *)&k->pipe, on_alloc, on_read);
@@ -207,13 +229,12 @@ static void on_poll(uv_timer_t *t)
     for (ctl_conn *k = c->conns, *next; k; k = next) {
         next = k->next;
         if (!k->pending) continue;
-        sw_jbuf reply;
-        sw_jbuf_init(&reply);
+        json_t *reply;
         if (!sw_ctl_op_poll(&k->op, c->sup, &reply)) {
             waiting = true;
             continue;
         }
-        send_reply(k, &reply);
+        send_reply(k, reply);
         resume(k);
         waiting = waiting || k->pending;
     }

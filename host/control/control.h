@@ -1,8 +1,8 @@
-/* The control socket (DESIGN §5): a Unix-domain stream socket served by the supervisor's
- * libuv loop, speaking newline-delimited JSON (control_request.h). Created mode 0600 and only
- * the user the host runs as may use it (peer credentials are checked on every connection);
- * another live host on the same path makes the open fail, a stale socket file is replaced,
- * and the file is removed on close. Thread: the loop's. */
+/* The control socket (docs/operating.md): a Unix-domain stream socket served by the
+ * supervisor's libuv loop, speaking newline-delimited JSON (control_request.h). Created mode
+ * 0600 and only the user the host runs as may use it (peer credentials are checked on every
+ * connection); another live host on the same path makes the open fail, a stale socket file is
+ * replaced, and the file is removed on close. Thread: the loop's. */
 #ifndef STEWARD_CONTROL_H
 #define STEWARD_CONTROL_H
 

@@ -7,12 +7,10 @@
 
 #include "control_status.h"
 
-void sw_ctl_error_reply(sw_jbuf *reply, const char *msg)
-{
-    sw_jbuf_lit(reply, "{\"ok\":false,\"error\":");
-    sw_jbuf_str(reply, msg);
-    sw_jbuf_lit(reply, "}");
-}
+json_t *sw_ctl_error_reply(const char *msg) { return json_pack("{s:b, s:o}", "ok", 0, "error", sw_json_str(msg)); }
+
+/* {"ok":true,"message":msg} */
+static json_t *ok_reply(const char *msg) { return json_pack("{s:b, s:o}", "ok", 1, "message", sw_json_str(msg)); }
 
 /* A service that will not change by itself soon: running, failed (even if a retry is
  * scheduled), ended for good, blocked by a dependency, or not wanted and down. */
@@ -79,32 +77,26 @@ static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, cha
     }
 }
 
-static void op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time, sw_jbuf *b)
+static json_t *op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time)
 {
     const sw_svc *v = member(op, s, 0);
     bool ok = in_time && succeeded(op, v);
     char text[1024];
     outcome_text(op, v, in_time, text, sizeof text);
-    sw_jbuf_lit(b, ok ? "{\"ok\":true,\"message\":" : "{\"ok\":false,\"error\":");
-    sw_jbuf_str(b, text);
-    sw_jbuf_key(b, "cmd", false);
-    sw_jbuf_str(b, sw_ctl_cmd_name(op->req.cmd));
-    sw_jbuf_key(b, "services", false);
-    sw_jbuf_lit(b, "[");
-    bool first = true;
+    json_t *list = json_array();
     int64_t wall = sw_ctl_wall_ns();
-    for (size_t k = 0; k < op->n_ids; k++) {
+    for (size_t k = 0; k < op->n_ids && list; k++) {
         const sw_svc *m = member(op, s, k);
-        if (!m) continue;
-        sw_jbuf_lit(b, first ? "{" : ",{");
-        first = false;
-        sw_ctl_service_json(b, m, wall, uv_hrtime());
-        sw_jbuf_lit(b, "}");
+        if (m && json_array_append_new(list, sw_ctl_service_json(m, wall, uv_hrtime())) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
     }
-    sw_jbuf_lit(b, "]}");
+    return json_pack("{s:b, s:o, s:s, s:o}", "ok", (int)ok, ok ? "message" : "error", sw_json_str(text),
+                     "cmd", sw_ctl_cmd_name(op->req.cmd), "services", list);
 }
 
-static void reload(sw_supervisor *s, bool all, sw_jbuf *b)
+static json_t *reload(sw_supervisor *s, bool all)
 {
     /* RELOADING=1 / READY=1 around the reload; the notifier drops repeats, so the supervisor
      * may send them too. READY=1 only if the host was ready: else it comes when it is. */
@@ -112,32 +104,29 @@ static void reload(sw_supervisor *s, bool all, sw_jbuf *b)
     char *errors = NULL;
     int rc = sw_supervisor_reload(s, all, &errors);
     if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
-    if (rc == 0) {
-        sw_jbuf_lit(b, all ? "{\"ok\":true,\"message\":\"reloaded; every service restarts\"}" : "{\"ok\":true,\"message\":\"reloaded\"}");
-    } else {
-        sw_jbuf_lit(b, "{\"ok\":false,\"error\":\"reload failed: nothing changed\",\"errors\":[");
-        bool first = true;
-        for (char *line = errors, *next; line && *line; line = next) {
+    json_t *reply;
+    if (rc == 0) reply = ok_reply(all ? "reloaded; every service restarts" : "reloaded");
+    else {
+        json_t *list = json_array();
+        for (char *line = errors, *next; line && *line && list; line = next) {
             next = strchr(line, '\n');
             if (next) *next++ = 0;
-            if (!*line) continue;
-            if (!first) sw_jbuf_lit(b, ",");
-            first = false;
-            sw_jbuf_str(b, line);
+            if (*line && json_array_append_new(list, sw_json_str(line)) != 0) {
+                json_decref(list);
+                list = NULL;
+            }
         }
-        sw_jbuf_lit(b, "]}");
+        reply = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "reload failed: nothing changed", "errors", list);
     }
     free(errors);
+    return reply;
 }
 
-static bool unknown_service(const char *id, sw_jbuf *b)
+static json_t *unknown_service(const char *id)
 {
     char msg[600];
     snprintf(msg, sizeof msg, "no service \"%.500s\"", id);
-    sw_jbuf_lit(b, "{\"ok\":false,\"unknown\":true,\"error\":");
-    sw_jbuf_str(b, msg);
-    sw_jbuf_lit(b, "}");
-    return true;
+    return json_pack("{s:b, s:b, s:o}", "ok", 0, "unknown", 1, "error", sw_json_str(msg));
 }
 
 static void log_request(sw_supervisor *s, const sw_ctl_request *r)
@@ -169,7 +158,7 @@ static int remember(sw_ctl_op *op, sw_supervisor *s, const bool *set, size_t nam
 }
 
 /* start, stop or restart: ask the supervisor, then wait for the outcome. */
-static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, sw_jbuf *b)
+static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, json_t **reply)
 {
     bool *set = calloc(s->n, sizeof *set);
     size_t i = v->index;
@@ -180,54 +169,57 @@ static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, sw_jbuf *b)
     int rc = set ? remember(op, s, set, i) : -1;
     free(set);
     if (rc != 0) {
-        sw_ctl_error_reply(b, "out of memory");
+        *reply = sw_ctl_error_reply("out of memory");
         return true;
     }
     if (op->req.cmd == SW_CTL_START) sw_supervisor_start_one(s, op->req.id);
     else if (op->req.cmd == SW_CTL_STOP) sw_supervisor_stop_one(s, op->req.id);
     else sw_supervisor_restart_one(s, op->req.id);
     op->deadline = uv_hrtime() + (uint64_t)(op->req.timeout * 1e9);
-    return sw_ctl_op_poll(op, s, b);
+    return sw_ctl_op_poll(op, s, reply);
 }
 
-bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, sw_jbuf *b)
+bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, json_t **reply)
 {
     memset(op, 0, sizeof *op);
+    *reply = NULL;
     char err[256];
     if (sw_ctl_request_parse(line, len, &op->req, err, sizeof err) != 0) {
-        sw_ctl_error_reply(b, err);
+        *reply = sw_ctl_error_reply(err);
         return true;
     }
     log_request(s, &op->req);
     sw_svc *v = op->req.id ? sw_supervisor_find(s, op->req.id) : NULL;
-    if (op->req.id && !v) return unknown_service(op->req.id, b);
+    if (op->req.id && !v) {
+        *reply = unknown_service(op->req.id);
+        return true;
+    }
     switch (op->req.cmd) {
     case SW_CTL_STATUS:
-        if (v) sw_ctl_status_one(b, s, v);
-        else sw_ctl_status_all(b, s, host_start);
+        *reply = v ? sw_ctl_status_one(s, v) : sw_ctl_status_all(s, host_start);
         return true;
     case SW_CTL_RELOAD:
-        if (s->shutting_down) sw_ctl_error_reply(b, "the host is shutting down");
-        else reload(s, op->req.all, b);
+        *reply = s->shutting_down ? sw_ctl_error_reply("the host is shutting down") : reload(s, op->req.all);
         return true;
     default:
         if (s->shutting_down && op->req.cmd != SW_CTL_STOP) {
-            sw_ctl_error_reply(b, "the host is shutting down");
+            *reply = sw_ctl_error_reply("the host is shutting down");
             return true;
         }
-        return act(op, s, v, b);
+        return act(op, s, v, reply);
     }
 }
 
-bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, sw_jbuf *b)
+bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
 {
+    *reply = NULL;
     bool finished = done(op, s);
     if (!finished && op->req.timeout == 0) { /* asked not to wait */
-        sw_jbuf_lit(b, "{\"ok\":true,\"message\":\"requested\"}");
+        *reply = ok_reply("requested");
         return true;
     }
     if (!finished && uv_hrtime() < op->deadline) return false;
-    op_reply(op, s, finished, b);
+    *reply = op_reply(op, s, finished);
     return true;
 }
 

@@ -1,7 +1,7 @@
-/* What the control socket's requests do to the supervisor, and their replies. Status and
- * reload answer at once; start, stop and restart are asynchronous in the supervisor, so the
- * reply waits (as `systemctl start` does) until the services involved have settled or the
- * request's timeout passes. Thread: the loop's. */
+/* What the control socket's requests do to the supervisor, and their replies as JSON values
+ * (json.h). Status and reload answer at once; start, stop and restart are asynchronous in the
+ * supervisor, so the reply waits (as `systemctl start` does) until the services involved have
+ * settled or the request's timeout passes. Thread: the loop's. */
 #ifndef STEWARD_CONTROL_OPS_H
 #define STEWARD_CONTROL_OPS_H
 
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "control_request.h"
-#include "jsonbuf.h"
+#include "json.h"
 #include "supervisor.h"
 
 /* The services an operation waits for are kept by id (a reload may replace the supervisor's
@@ -22,14 +22,15 @@ typedef struct sw_ctl_op {
     uint64_t deadline;    /* uv_hrtime */
 } sw_ctl_op;
 
-/* Handles one request line. true: the reply is in `reply`; false: the operation is under way,
- * call sw_ctl_op_poll (e.g. from a timer) until it returns true. host_start: uv_hrtime of the
- * host's start. The op needs sw_ctl_op_free either way. */
-bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, sw_jbuf *reply);
-/* true with the reply written once the services settled or the deadline passed. */
-bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, sw_jbuf *reply);
+/* Handles one request line. true: the reply is in *reply (a new reference; NULL when memory
+ * ran out); false: the operation is under way, call sw_ctl_op_poll (e.g. from a timer) until
+ * it returns true. host_start: uv_hrtime of the host's start. The op needs sw_ctl_op_free
+ * either way. */
+bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, json_t **reply);
+/* true with the reply in *reply (as above) once the services settled or the deadline passed. */
+bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply);
 void sw_ctl_op_free(sw_ctl_op *op);
-/* {"ok":false,"error":msg} */
-void sw_ctl_error_reply(sw_jbuf *reply, const char *msg);
+/* {"ok":false,"error":msg}: a new reference, NULL when memory runs out. */
+json_t *sw_ctl_error_reply(const char *msg);
 
 #endif

@@ -1,10 +1,10 @@
-/* Control protocol requests (newline-delimited JSON, one object per line):
+/* Control protocol requests (docs/operating.md; newline-delimited JSON, one object a line):
  *   {"cmd":"status"}  {"cmd":"status","id":"app:db"}
  *   {"cmd":"start"|"stop"|"restart","id":"app:db","timeout":30}
  *   {"cmd":"reload"}  {"cmd":"reload","all":true}
- * A line is read with libyaml (JSON is YAML 1.2 flow) through registry/yaml_tree, which bounds
- * depth and aliases; then checked strictly: an object, known fields of the right types only.
- * Pure: no I/O, any thread. */
+ * A line is read as strict JSON (json.h, on Jansson: no comments, no YAML, valid UTF-8,
+ * duplicate keys and nesting over SW_CTL_MAX_DEPTH refused); then checked strictly: an
+ * object, known fields of the right types only. Pure: no I/O, any thread. */
 #ifndef STEWARD_CONTROL_REQUEST_H
 #define STEWARD_CONTROL_REQUEST_H
 
@@ -13,6 +13,8 @@
 
 /* The longest request line accepted, newline excluded. */
 #define SW_CTL_MAX_LINE 4096
+/* The deepest nesting of arrays and objects a request may hold. */
+#define SW_CTL_MAX_DEPTH 64
 /* How long start/stop/restart wait for the services to settle when the request names no timeout. */
 #define SW_CTL_DEFAULT_TIMEOUT 60.0
 

@@ -1,4 +1,4 @@
-/* Status documents for the control socket (see control_status.h). */
+/* Status documents for the control socket (see control_status.h), built as Jansson values. */
 #include "control_status.h"
 
 #include <stdio.h>
@@ -26,104 +26,97 @@ static void iso_time(char *out, size_t size, int64_t ns)
              tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
 }
 
-void sw_ctl_service_json(sw_jbuf *b, const sw_svc *v, int64_t now_wall_ns, uint64_t now_hr)
+json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_hr)
 {
-    char tmp[64];
-    sw_jbuf_key(b, "id", true);
-    sw_jbuf_str(b, v->entry->id);
-    sw_jbuf_key(b, "state", false);
-    sw_jbuf_str(b, sw_svc_state_name(v->state));
-    sw_jbuf_key(b, "pid", false);
-    if (v->pid) {
-        sw_pid_format(v->pid, tmp, sizeof tmp);
-        sw_jbuf_str(b, tmp);
-    } else sw_jbuf_lit(b, "null");
-    sw_jbuf_key(b, "uptime", false);
-    if (v->pid && v->run_start && now_hr >= v->run_start) sw_jbuf_num(b, (double)(now_hr - v->run_start) / 1e9);
-    else sw_jbuf_lit(b, "null");
-    sw_jbuf_key(b, "restarts", false);
-    sw_jbuf_int(b, (int64_t)v->restarts);
-    sw_jbuf_key(b, "attempt", false);
-    sw_jbuf_int(b, v->attempt + 1);
-    sw_jbuf_key(b, "next_retry", false);
-    if (v->next_attempt_at) {
-        iso_time(tmp, sizeof tmp, v->next_attempt_at);
-        sw_jbuf_str(b, tmp);
-        sw_jbuf_key(b, "next_retry_in", false);
-        int64_t in = v->next_attempt_at - now_wall_ns;
-        sw_jbuf_num(b, (double)(in > 0 ? in : 0) / 1e9);
-    } else sw_jbuf_lit(b, "null,\"next_retry_in\":null");
-    sw_jbuf_key(b, "reason", false);
-    sw_jbuf_str(b, v->reason);
-    sw_jbuf_key(b, "group", false);
-    sw_jbuf_str(b, v->entry->parent ? v->entry->parent->id : NULL);
+    char pid[64], at[64];
+    if (v->pid) sw_pid_format(v->pid, pid, sizeof pid);
+    if (v->next_attempt_at) iso_time(at, sizeof at, v->next_attempt_at);
+    int64_t in = v->next_attempt_at - now_wall_ns;
+    bool up = v->pid && v->run_start && now_hr >= v->run_start;
+    /* one set per key rather than json_pack: this runs for every service of a status */
+    json_t *o = json_object();
+    int rc = sw_json_set(o, "id", sw_json_str(v->entry->id));
+    rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(v->state)));
+    rc |= sw_json_set(o, "pid", sw_json_str(v->pid ? pid : NULL));
+    rc |= sw_json_set(o, "uptime", up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
+    rc |= sw_json_set(o, "restarts", json_integer((json_int_t)v->restarts));
+    rc |= sw_json_set(o, "attempt", json_integer((json_int_t)v->attempt + 1));
+    rc |= sw_json_set(o, "next_retry", sw_json_str(v->next_attempt_at ? at : NULL));
+    rc |= sw_json_set(o, "next_retry_in", v->next_attempt_at ? sw_json_num((double)(in > 0 ? in : 0) / 1e9) : json_null());
+    rc |= sw_json_set(o, "reason", sw_json_str(v->reason));
+    rc |= sw_json_set(o, "group", sw_json_str(v->entry->parent ? v->entry->parent->id : NULL));
+    if (rc == 0) return o;
+    json_decref(o);
+    return NULL;
 }
 
-void sw_ctl_status_all(sw_jbuf *b, sw_supervisor *s, uint64_t host_start)
+json_t *sw_ctl_status_all(sw_supervisor *s, uint64_t host_start)
 {
     int64_t wall = sw_ctl_wall_ns();
     uint64_t hr = uv_hrtime();
-    sw_jbuf_lit(b, "{\"ok\":true,\"host\":{\"pid\":");
-    sw_jbuf_int(b, (int64_t)getpid());
-    sw_jbuf_key(b, "uptime", false);
-    sw_jbuf_num(b, (double)(hr - host_start) / 1e9);
-    sw_jbuf_key(b, "shutting_down", false);
-    sw_jbuf_lit(b, s->shutting_down ? "true" : "false");
-    sw_jbuf_key(b, "services", false);
-    sw_jbuf_int(b, (int64_t)s->n);
-    sw_jbuf_lit(b, "},\"services\":[");
-    for (size_t i = 0; i < s->n; i++) {
-        sw_jbuf_lit(b, i ? ",{" : "{");
-        sw_ctl_service_json(b, s->svcs[i], wall, hr);
-        sw_jbuf_lit(b, "}");
+    json_t *list = json_array();
+    for (size_t i = 0; i < s->n && list; i++) {
+        if (json_array_append_new(list, sw_ctl_service_json(s->svcs[i], wall, hr)) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
     }
-    sw_jbuf_lit(b, "]}");
+    return json_pack("{s:b, s:{s:I, s:o, s:b, s:I}, s:o}", "ok", 1,
+                     "host", "pid", (json_int_t)getpid(), "uptime", sw_json_num((double)(hr - host_start) / 1e9),
+                     "shutting_down", (int)s->shutting_down, "services", (json_int_t)s->n,
+                     "services", list);
 }
 
 /* The ids of the services in idx[0..n), once each, as a JSON list. */
-static void id_list(sw_jbuf *b, sw_supervisor *s, const size_t *idx, size_t n)
+static json_t *id_list(sw_supervisor *s, const size_t *idx, size_t n)
 {
-    sw_jbuf_lit(b, "[");
-    bool first = true;
-    for (size_t k = 0; k < n; k++) {
+    json_t *list = json_array();
+    for (size_t k = 0; k < n && list; k++) {
         bool seen = false;
         for (size_t j = 0; j < k && !seen; j++) seen = idx[j] == idx[k];
-        if (seen) continue;
-        if (!first) sw_jbuf_lit(b, ",");
-        first = false;
-        sw_jbuf_str(b, s->svcs[idx[k]]->entry->id);
+        if (!seen && json_array_append_new(list, sw_json_str(s->svcs[idx[k]]->entry->id)) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
     }
-    sw_jbuf_lit(b, "]");
+    return list;
 }
 
-static void dependencies(sw_jbuf *b, sw_supervisor *s, size_t i)
+static json_t *dependencies(sw_supervisor *s, size_t i)
 {
     const sw_graph *g = &s->reg->graph;
     size_t n = g->deps[i + 1] - g->deps[i];
     size_t *to = malloc((n ? n : 1) * sizeof *to);
-    if (!to) {
-        b->oom = true;
-        return;
-    }
+    if (!to) return NULL;
     for (size_t k = 0; k < n; k++) to[k] = g->edges[g->deps[i] + k].to;
-    id_list(b, s, to, n);
+    json_t *list = id_list(s, to, n);
     free(to);
+    return list;
 }
 
-void sw_ctl_status_one(sw_jbuf *b, sw_supervisor *s, const sw_svc *v)
+/* The service's last errors, newest first. */
+static json_t *errors(const sw_svc *v)
 {
-    sw_jbuf_lit(b, "{\"ok\":true,\"service\":{");
-    sw_ctl_service_json(b, v, sw_ctl_wall_ns(), uv_hrtime());
-    sw_jbuf_key(b, "depends_on", false);
-    dependencies(b, s, v->index);
-    sw_jbuf_key(b, "dependents", false);
-    id_list(b, s, v->dependents, v->n_dependents);
-    sw_jbuf_key(b, "errors", false);
-    sw_jbuf_lit(b, "[");
+    json_t *list = json_array();
     unsigned kept = v->n_errors < SW_SVC_ERRORS ? v->n_errors : SW_SVC_ERRORS;
-    for (unsigned k = 0; k < kept; k++) {
-        if (k) sw_jbuf_lit(b, ",");
-        sw_jbuf_str(b, v->last_errors[(v->n_errors - 1 - k) % SW_SVC_ERRORS]);
+    for (unsigned k = 0; k < kept && list; k++) {
+        if (json_array_append_new(list, sw_json_str(v->last_errors[(v->n_errors - 1 - k) % SW_SVC_ERRORS])) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
     }
-    sw_jbuf_lit(b, "]}}");
+    return list;
+}
+
+json_t *sw_ctl_status_one(sw_supervisor *s, const sw_svc *v)
+{
+    json_t *svc = sw_ctl_service_json(v, sw_ctl_wall_ns(), uv_hrtime());
+    int rc = sw_json_set(svc, "depends_on", dependencies(s, v->index));
+    rc |= sw_json_set(svc, "dependents", id_list(s, v->dependents, v->n_dependents));
+    rc |= sw_json_set(svc, "errors", errors(v));
+    if (rc != 0) {
+        json_decref(svc);
+        return NULL;
+    }
+    return json_pack("{s:b, s:o}", "ok", 1, "service", svc);
 }

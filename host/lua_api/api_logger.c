@@ -1,11 +1,12 @@
-/* Lua `logger` (DESIGN §3, §7): logger.debug/info/warn/error(msg, fields?), also callable as
- * logger:info(msg, fields). Builds sw_log fields from the fields table without running any Lua
- * code (raw reads, no metamethods): string keys only, sorted by key; strings, numbers and
- * booleans as they are; nested tables as compact JSON; functions, userdata, cycles and nesting
- * deeper than LOGGER_JSON_DEPTH as "<function>"-style placeholders. Every record carries the
- * process's service id and, last, a `pid` field (a `pid` given in fields is ignored: the
- * host's wins). Arguments are checked even when the level is off; the fields are not read then.
- * Nothing allocated here outlives a raise: scratch memory is the C stack or Lua userdata. */
+/* Lua `logger` (docs/lua-api.md; its lines as docs/operating.md describes the log):
+ * logger.debug/info/warn/error(msg, fields?), also callable as logger:info(msg, fields). Builds sw_log fields from the fields table without
+ * running any Lua code (raw reads, no metamethods): string keys only, sorted by key; strings,
+ * numbers and booleans as they are; nested tables as JSON values (json.h); functions,
+ * userdata, cycles and nesting deeper than LOGGER_JSON_DEPTH as "<function>"-style
+ * placeholders. Every record carries the process's service id and, last, a `pid` field (a
+ * `pid` given in fields is ignored: the host's wins). Arguments are checked even when the
+ * level is off; the fields are not read then. The fields are read under a protected call, so
+ * the JSON values built for them are released even when Lua raises (out of memory). */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,62 +15,27 @@
 #include <string.h>
 
 #include "api.h"
+#include "json.h"
 
 #define LOGGER_STACK_FIELDS 32
-#define LOGGER_SCRATCH 2048          /* stack room shared by the JSON of all nested fields */
-#define LOGGER_JSON_MAX (60 * 1024)  /* a nested field's JSON past this is "<too large>" */
+#define LOGGER_JSON_MAX (60 * 1024)  /* a nested field whose text passes about this is "<too large>" */
 #define LOGGER_JSON_DEPTH 16
 
 /* ---- nested tables as JSON ---- */
 
-/* A JSON writer over a fixed buffer that counts what does not fit, so the caller learns the
- * size it needs; it stops early once past LOGGER_JSON_MAX. */
-typedef struct jbuf {
-    char *p;
-    size_t cap, len; /* len may exceed cap: bytes beyond cap are counted, not stored */
+/* One field's table on its way to JSON: the tables above the current one (for cycles) and
+ * about how long its text is so far (each part counted with its separators, escapes not). */
+typedef struct walk {
     const void *path[LOGGER_JSON_DEPTH];
     int depth;
-} jbuf;
+    size_t size;
+} walk;
 
-static bool j_over(const jbuf *j) { return j->len > LOGGER_JSON_MAX; }
+static bool over(const walk *w) { return w->size > LOGGER_JSON_MAX; }
 
-static void j_put(jbuf *j, const char *s, size_t n)
-{
-    if (j->len + n <= j->cap) memcpy(j->p + j->len, s, n);
-    j->len += n;
-}
-
-static void j_puts(jbuf *j, const char *s) { j_put(j, s, strlen(s)); }
-
-/* ASCII-level escaping; bytes >= 0x80 go through as they are (log.c replaces invalid UTF-8). */
-static void j_string(jbuf *j, const char *s, size_t n)
-{
-    j_put(j, "\"", 1);
-    size_t start = 0, i;
-    for (i = 0; i < n && !j_over(j); i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        j_put(j, s + start, i - start);
-        start = i + 1;
-        char esc[8];
-        switch (c) {
-        case '"': j_puts(j, "\\\""); break;
-        case '\\': j_puts(j, "\\\\"); break;
-        case '\n': j_puts(j, "\\n"); break;
-        case '\r': j_puts(j, "\\r"); break;
-        case '\t': j_puts(j, "\\t"); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            j_puts(j, esc);
-        }
-    }
-    j_put(j, s + start, i - start);
-    j_put(j, "\"", 1);
-}
-
-/* A number as JSON (or as an object key's text): integers without a fraction, others in the
- * shortest form that reads back the same; NaN and ±inf as null (keys: their names). */
-static int number_text(char *out, size_t size, double d)
+/* A number as an object key's text: integers without a fraction, others in the shortest form
+ * that reads back the same, NaN and ±inf by name. */
+static int number_key(char *out, size_t size, double d)
 {
     if (!isfinite(d)) return snprintf(out, size, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
     if (d == floor(d) && fabs(d) < 9007199254740992.0) return snprintf(out, size, "%.0f", d);
@@ -77,8 +43,6 @@ static int number_text(char *out, size_t size, double d)
     if (strtod(out, NULL) != d) n = snprintf(out, size, "%.17g", d);
     return n;
 }
-
-static void j_value(lua_State *L, jbuf *j, int idx);
 
 /* 1..n with no other key: a JSON list. Empty tables are objects ({}). */
 static bool is_list(lua_State *L, int t, size_t *n_out)
@@ -104,130 +68,136 @@ static bool is_list(lua_State *L, int t, size_t *n_out)
     return n > 0 && max == (double)n;
 }
 
-static void j_table(lua_State *L, jbuf *j, int t)
+static json_t *placeholder(walk *w, const char *text)
 {
-    const void *self = lua_topointer(L, t);
-    for (int i = 0; i < j->depth; i++)
-        if (j->path[i] == self) {
-            j_puts(j, "\"<cycle>\"");
-            return;
-        }
-    if (j->depth == LOGGER_JSON_DEPTH) {
-        j_puts(j, "\"<too deep>\"");
-        return;
-    }
-    luaL_checkstack(L, 4, "logger: nested fields");
-    j->path[j->depth++] = self;
-    size_t n;
-    if (is_list(L, t, &n)) {
-        j_put(j, "[", 1);
-        for (size_t i = 1; i <= n && !j_over(j); i++) {
-            if (i > 1) j_put(j, ",", 1);
-            lua_rawgeti(L, t, (int)i);
-            j_value(L, j, lua_gettop(L));
-            lua_pop(L, 1);
-        }
-        j_put(j, "]", 1);
-    } else {
-        bool first = true;
-        j_put(j, "{", 1);
-        lua_pushnil(L);
-        while (lua_next(L, t)) {
-            int kt = lua_type(L, -2);
-            if (j_over(j)) {
-                lua_pop(L, 2);
-                break;
-            }
-            if (kt == LUA_TSTRING || kt == LUA_TNUMBER || kt == LUA_TBOOLEAN) {
-                if (!first) j_put(j, ",", 1);
-                first = false;
-                if (kt == LUA_TSTRING) {
-                    size_t len;
-                    const char *k = lua_tolstring(L, -2, &len);
-                    j_string(j, k, len);
-                } else { /* never lua_tostring a key under lua_next: it would turn into a string */
-                    char text[40];
-                    int len = kt == LUA_TNUMBER ? number_text(text, sizeof text, lua_tonumber(L, -2))
-                                                : snprintf(text, sizeof text, "%s", lua_toboolean(L, -2) ? "true" : "false");
-                    j_string(j, text, (size_t)len);
-                }
-                j_put(j, ":", 1);
-                j_value(L, j, lua_gettop(L));
-            }
-            lua_pop(L, 1);
-        }
-        j_put(j, "}", 1);
-    }
-    j->depth--;
+    w->size += strlen(text) + 3;
+    return json_string_nocheck(text);
 }
 
-static void j_value(lua_State *L, jbuf *j, int idx)
+/* A value that is not a table: a new reference, NULL when memory runs out. */
+static json_t *leaf(lua_State *L, walk *w, int idx)
 {
-    char text[40];
     size_t len;
     const char *s;
     switch (lua_type(L, idx)) {
-    case LUA_TNIL: j_puts(j, "null"); break;
-    case LUA_TBOOLEAN: j_puts(j, lua_toboolean(L, idx) ? "true" : "false"); break;
-    case LUA_TNUMBER: {
-        double d = lua_tonumber(L, idx);
-        if (!isfinite(d)) j_puts(j, "null");
-        else j_put(j, text, (size_t)number_text(text, sizeof text, d));
-        break;
-    }
+    case LUA_TNIL: w->size += 5; return json_null();
+    case LUA_TBOOLEAN: w->size += 6; return json_boolean(lua_toboolean(L, idx));
+    case LUA_TNUMBER: w->size += 12; return sw_json_num(lua_tonumber(L, idx));
     case LUA_TSTRING:
         s = lua_tolstring(L, idx, &len);
-        j_string(j, s, len);
-        break;
-    case LUA_TTABLE: j_table(L, j, idx); break;
+        w->size += len + 3;
+        return sw_json_strn(s, len);
     case LUA_TLIGHTUSERDATA: /* json.null */
         if (!lua_touserdata(L, idx)) {
-            j_puts(j, "null");
-            break;
+            w->size += 5;
+            return json_null();
         }
         /* fall through */
-    default:
-        snprintf(text, sizeof text, "\"<%s>\"", lua_typename(L, lua_type(L, idx)));
-        j_puts(j, text);
+    default: {
+        char text[32];
+        snprintf(text, sizeof text, "<%s>", lua_typename(L, lua_type(L, idx)));
+        return placeholder(w, text);
     }
+    }
+}
+
+static int add_value(lua_State *L, walk *w, int idx, json_t *parent, const char *key, size_t klen);
+
+/* The entries of the table t into the list or object v (already attached to its parent, so
+ * what is built is reachable if Lua raises). 0, or -1 when memory runs out. */
+static int fill(lua_State *L, walk *w, int t, json_t *v, size_t n)
+{
+    luaL_checkstack(L, 4, "logger: nested fields");
+    if (json_is_array(v)) {
+        for (size_t i = 1; i <= n && !over(w); i++) {
+            lua_rawgeti(L, t, (int)i);
+            int rc = add_value(L, w, lua_gettop(L), v, NULL, 0);
+            lua_pop(L, 1);
+            if (rc != 0) return -1;
+        }
+        return 0;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        int kt = lua_type(L, -2), rc = 0;
+        if (over(w)) {
+            lua_pop(L, 2);
+            break;
+        }
+        if (kt == LUA_TSTRING || kt == LUA_TNUMBER || kt == LUA_TBOOLEAN) {
+            size_t len;
+            char text[40];
+            const char *k = text;
+            if (kt == LUA_TSTRING) k = lua_tolstring(L, -2, &len);
+            else /* never lua_tostring a key under lua_next: it would turn into a string */
+                len = (size_t)(kt == LUA_TNUMBER ? number_key(text, sizeof text, lua_tonumber(L, -2))
+                                                 : snprintf(text, sizeof text, "%s", lua_toboolean(L, -2) ? "true" : "false"));
+            w->size += len + 4;
+            rc = add_value(L, w, lua_gettop(L), v, k, len);
+        }
+        lua_pop(L, 1);
+        if (rc != 0) {
+            lua_pop(L, 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The value at idx, converted and attached to parent: appended to a list (key NULL), or set
+ * under key[0..klen) in an object. A table is attached before its entries are read. */
+static int add_value(lua_State *L, walk *w, int idx, json_t *parent, const char *key, size_t klen)
+{
+    json_t *v = NULL;
+    size_t n = 0;
+    bool table = false;
+    if (lua_type(L, idx) != LUA_TTABLE) v = leaf(L, w, idx);
+    else {
+        const void *self = lua_topointer(L, idx);
+        for (int i = 0; i < w->depth && !v; i++)
+            if (w->path[i] == self) v = placeholder(w, "<cycle>");
+        if (!v && w->depth == LOGGER_JSON_DEPTH) v = placeholder(w, "<too deep>");
+        if (!v) {
+            table = true;
+            w->size += 2;
+            v = is_list(L, idx, &n) ? json_array() : json_object();
+        }
+    }
+    int rc = key ? sw_json_setn(parent, key, klen, v) : json_array_append_new(parent, v);
+    if (rc != 0 || !table) return rc;
+    w->path[w->depth++] = lua_topointer(L, idx);
+    rc = fill(L, w, idx, v, n); /* v is parent's now: still alive */
+    w->depth--;
+    return rc;
 }
 
 /* ---- fields ---- */
 
-typedef struct scratch {
-    char *p;
-    size_t left;
-} scratch;
+/* What the protected call reads the fields table into. */
+typedef struct collect {
+    sw_log_field *fields; /* room for every string key */
+    size_t n;
+    json_t *values;       /* a list holding every table field's value (the fields borrow them) */
+} collect;
 
-/* The table at idx as a JSON field value: in the stack scratch when it fits, else in a new
- * userdata left on the stack (anchored until the call returns), else a placeholder. */
-static void json_field(lua_State *L, sw_log_field *f, int idx, scratch *sc)
+/* The table at idx as a JSON field, or a placeholder when it is too large or memory runs out. */
+static void table_field(lua_State *L, sw_log_field *f, int idx, collect *c)
 {
-    jbuf j = {.p = sc->p, .cap = sc->left, .len = 0, .depth = 0};
-    j_value(L, &j, idx);
-    if (j.len < sc->left) {
-        sc->p[j.len] = '\0';
-        f->type = SW_LF_JSON;
-        f->s = sc->p;
-        sc->p += j.len + 1;
-        sc->left -= j.len + 1;
-        return;
-    }
-    if (j_over(&j)) {
-        f->type = SW_LF_STR;
+    f->type = SW_LF_STR;
+    f->s = "<out of memory>";
+    if (!c->values && !(c->values = json_array())) return;
+    walk w = {.depth = 0, .size = 0};
+    size_t at = json_array_size(c->values);
+    if (add_value(L, &w, idx, c->values, NULL, 0) != 0) return;
+    if (over(&w)) {
         f->s = "<too large>";
         return;
     }
-    size_t need = j.len;
-    char *p = lua_newuserdata(L, need + 1);
-    jbuf j2 = {.p = p, .cap = need, .len = 0, .depth = 0};
-    j_value(L, &j2, idx);
-    p[need] = '\0';
     f->type = SW_LF_JSON;
-    f->s = p;
+    f->j = json_array_get(c->values, at);
 }
 
-/* Fills f from the value on top of the stack, except tables (returns false: done later). */
+/* Fills f from the value on top of the stack, except tables (returns false). */
 static bool scalar_field(lua_State *L, sw_log_field *f)
 {
     switch (lua_type(L, -1)) {
@@ -248,7 +218,7 @@ static bool scalar_field(lua_State *L, sw_log_field *f)
     case LUA_TLIGHTUSERDATA:
         if (!lua_touserdata(L, -1)) {
             f->type = SW_LF_JSON;
-            f->s = "null";
+            f->j = NULL; /* null */
             return true;
         }
         /* fall through */
@@ -259,44 +229,30 @@ static bool scalar_field(lua_State *L, sw_log_field *f)
     }
 }
 
-static int by_key(const void *a, const void *b)
+/* Protected: reads the fields table (argument 2) into the collect (argument 1). Keys and
+ * string values stay anchored by the table, which the caller holds. */
+static int collect_fields(lua_State *L)
 {
-    return strcmp(((const sw_log_field *)a)->key, ((const sw_log_field *)b)->key);
-}
-
-/* Reads the fields table at ft into out (room for every string key). Returns the count. */
-static size_t read_fields(lua_State *L, int ft, sw_log_field *out, char *stack_scratch)
-{
-    size_t n = 0, n_tables = 0;
+    collect *c = lua_touserdata(L, 1);
     lua_pushnil(L);
-    while (lua_next(L, ft)) {
+    while (lua_next(L, 2)) {
         if (lua_type(L, -2) == LUA_TSTRING) {
-            const char *key = lua_tostring(L, -2); /* anchored by the fields table */
+            const char *key = lua_tostring(L, -2);
             if (strcmp(key, "pid") != 0) {
-                memset(&out[n], 0, sizeof out[n]);
-                out[n].key = key;
-                if (!scalar_field(L, &out[n])) {
-                    out[n].type = SW_LF_JSON;
-                    out[n].s = NULL; /* to do below, where the stack is free to grow */
-                    n_tables++;
-                }
-                n++;
+                sw_log_field *f = &c->fields[c->n++];
+                memset(f, 0, sizeof *f);
+                f->key = key;
+                if (!scalar_field(L, f)) table_field(L, f, lua_gettop(L), c);
             }
         }
         lua_pop(L, 1);
     }
-    scratch sc = {.p = stack_scratch, .left = LOGGER_SCRATCH};
-    for (size_t i = 0; i < n && n_tables; i++) {
-        if (out[i].type != SW_LF_JSON || out[i].s) continue;
-        lua_pushstring(L, out[i].key);
-        lua_rawget(L, ft);
-        int v = lua_gettop(L);
-        json_field(L, &out[i], v, &sc);
-        lua_remove(L, v); /* a userdata made by json_field stays, below the top */
-        n_tables--;
-    }
-    qsort(out, n, sizeof *out, by_key);
-    return n;
+    return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const sw_log_field *)a)->key, ((const sw_log_field *)b)->key);
 }
 
 /* ---- the Lua functions ---- */
@@ -340,9 +296,7 @@ static int l_log(lua_State *L)
     const char *msg = lua_tostring(L, base);
 
     sw_log_field stack_fields[LOGGER_STACK_FIELDS];
-    sw_log_field *fields = stack_fields;
-    char stack_scratch[LOGGER_SCRATCH];
-    size_t n = 0;
+    collect c = {.fields = stack_fields, .n = 0, .values = NULL};
     if (t == LUA_TTABLE) {
         int ft = base + 1;
         size_t n_keys = 0;
@@ -351,15 +305,25 @@ static int l_log(lua_State *L)
             n_keys += lua_type(L, -2) == LUA_TSTRING;
             lua_pop(L, 1);
         }
-        if (n_keys + 1 > LOGGER_STACK_FIELDS) fields = lua_newuserdata(L, (n_keys + 1) * sizeof *fields);
-        n = read_fields(L, ft, fields, stack_scratch);
+        if (n_keys + 1 > LOGGER_STACK_FIELDS) c.fields = lua_newuserdata(L, (n_keys + 1) * sizeof *c.fields);
+        lua_pushvalue(L, lua_upvalueindex(2)); /* collect_fields */
+        lua_pushlightuserdata(L, &c);
+        lua_pushvalue(L, ft);
+        if (lua_pcall(L, 2, 0, 0) != 0) {
+            json_decref(c.values);
+            return lua_error(L); /* the same error, raised again */
+        }
+        qsort(c.fields, c.n, sizeof *c.fields, by_key);
     }
+    sw_log_field *fields = c.fields;
+    size_t n = c.n;
     memset(&fields[n], 0, sizeof fields[n]);
     fields[n].key = "pid";
     fields[n].type = SW_LF_STR;
     fields[n].s = ctx->pid ? ctx->pid : "";
     n++;
     sw_log_write(ctx->log, level, ctx->service, msg, fields, n);
+    json_decref(c.values);
     return 0;
 }
 
@@ -369,7 +333,8 @@ int sw_open_logger(lua_State *L)
     lua_createtable(L, 0, 4);
     for (int i = SW_LOG_DEBUG; i <= SW_LOG_ERROR; i++) {
         lua_pushinteger(L, i);
-        lua_pushcclosure(L, l_log, 1);
+        lua_pushcfunction(L, collect_fields);
+        lua_pushcclosure(L, l_log, 2);
         lua_setfield(L, -2, names[i]);
     }
     return 1;

@@ -1,6 +1,7 @@
-/* Control requests (control_request.c) and the JSON writer behind every reply (jsonbuf.c):
- * valid requests of each command, every kind of bad line refused with a message, and text
- * written by sw_jbuf_str read back unchanged by the same parser the client uses. */
+/* Control requests (control_request.c) and the JSON module behind every request and reply
+ * (host/base/json.c, on Jansson): valid requests of each command, every kind of bad line
+ * refused with a message (YAML that is not JSON among them), and strings written by the
+ * module read back unchanged by the same parser the client uses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,11 +11,8 @@
 
 #include <cmocka.h>
 
-#include "arena.h"
 #include "control_request.h"
-#include "diag.h"
-#include "jsonbuf.h"
-#include "yaml_tree.h"
+#include "json.h"
 
 static int parse(const char *line, sw_ctl_request *r, char *err)
 {
@@ -43,6 +41,14 @@ static void test_valid_requests(void **state)
     assert_string_equal(r.id, "app:\xc3\xa9t\xc3\xa9");
     assert_true(r.timeout == SW_CTL_DEFAULT_TIMEOUT);
     sw_ctl_request_free(&r);
+    /* a surrogate pair is one character (U+1F600) */
+    assert_int_equal(parse("{\"cmd\":\"status\",\"id\":\"app:\\ud83d\\ude00\"}", &r, err), 0);
+    assert_string_equal(r.id, "app:\xf0\x9f\x98\x80");
+    sw_ctl_request_free(&r);
+    /* integers are numbers too; nesting up to the limit is read (and refused as a field) */
+    assert_int_equal(parse("{\"cmd\":\"start\",\"id\":\"a:b\",\"timeout\":0}", &r, err), 0);
+    assert_true(r.timeout == 0);
+    sw_ctl_request_free(&r);
 }
 
 static void refused(const char *line, const char *want)
@@ -62,7 +68,7 @@ static void test_bad_requests(void **state)
     refused("[\"status\"]", "one JSON object per line");
     refused("{\"cmd\":\"status\"", "malformed JSON");
     refused("{\"cmd\":\"status\"} {}", "malformed JSON");
-    refused("{\"cmd\":\"status\",\"cmd\":\"stop\"}", "duplicate key");
+    refused("{\"cmd\":\"status\",\"cmd\":\"stop\"}", "malformed JSON: duplicate object key");
     refused("{}", "has no \"cmd\"");
     refused("{\"cmd\":7}", "\"cmd\" must be a string");
     refused("{\"cmd\":\"launch\"}", "unknown command \"launch\"");
@@ -75,7 +81,20 @@ static void test_bad_requests(void **state)
     refused("{\"cmd\":\"stop\",\"id\":\"a:b\",\"timeout\":-1}", "\"timeout\" must be");
     refused("{\"cmd\":\"reload\",\"all\":\"yes\"}", "\"all\" must be true or false");
     refused("{\"cmd\":\"status\",\"verbose\":true}", "unknown field \"verbose\"");
-    refused("{\"cmd\":\"status\",\"x\":&a [1]}", "unknown field \"x\"");
+    /* YAML that is not JSON: anchors, aliases, tags, comments, single quotes, bare words */
+    refused("{\"cmd\":\"status\",\"x\":&a [1]}", "malformed JSON");
+    refused("{\"cmd\":\"status\",\"id\":*a}", "malformed JSON");
+    refused("{\"cmd\":!!str status}", "malformed JSON");
+    refused("{\"cmd\":\"status\"} # a comment", "malformed JSON");
+    refused("{\"cmd\":'status'}", "malformed JSON");
+    refused("{cmd: status}", "malformed JSON");
+    refused("{\"cmd\":\"status\",}", "malformed JSON");
+    /* strings: valid UTF-8 only, no lone surrogate, no \u0000 */
+    refused("{\"cmd\":\"status\",\"id\":\"a\xff\"}", "malformed JSON");
+    refused("{\"cmd\":\"status\",\"id\":\"a\\ud83d\"}", "malformed JSON");
+    refused("{\"cmd\":\"status\",\"id\":\"a\\u0000b\"}", "malformed JSON: \\u0000 is not allowed");
+    refused("{\"cmd\":\"stop\",\"id\":\"a:b\",\"timeout\":\"5\"}", "\"timeout\" must be");
+    refused("{\"cmd\":\"stop\",\"id\":\"a:b\",\"timeout\":86401}", "\"timeout\" must be");
     char *deep = malloc(3000);
     strcpy(deep, "{\"cmd\":\"status\",\"x\":");
     size_t n = strlen(deep);
@@ -83,6 +102,15 @@ static void test_bad_requests(void **state)
     memset(deep + n + 1000, ']', 1000);
     strcpy(deep + n + 2000, "}");
     refused(deep, "malformed JSON");
+    /* 64 levels are read (the object and 63 lists; then "x" is an unknown field), 65 are not */
+    memset(deep + n, '[', 63);
+    memset(deep + n + 63, ']', 63);
+    strcpy(deep + n + 126, "}");
+    refused(deep, "unknown field \"x\"");
+    memset(deep + n, '[', 64);
+    memset(deep + n + 64, ']', 64);
+    strcpy(deep + n + 128, "}");
+    refused(deep, "malformed JSON: nesting deeper than 64 levels");
     free(deep);
     char *big = malloc(SW_CTL_MAX_LINE + 100);
     memset(big, ' ', SW_CTL_MAX_LINE + 99);
@@ -97,25 +125,22 @@ static void test_bad_requests(void **state)
     sw_ctl_request_free(&r);
 }
 
-/* s written by sw_jbuf_str, read back by yaml_tree: the same text (invalid UTF-8 aside). */
+/* s written by the JSON module, read back by its parser: the same text (invalid UTF-8 aside),
+ * on one line of printable text. */
 static void round_trip(const char *s, const char *want)
 {
-    sw_jbuf b;
-    sw_jbuf_init(&b);
-    sw_jbuf_lit(&b, "{\"v\":");
-    sw_jbuf_str(&b, s);
-    sw_jbuf_lit(&b, "}");
-    sw_arena a;
-    sw_arena_init(&a);
-    sw_diags d;
-    sw_diags_init(&d);
-    sw_node *root = sw_yaml_parse(&a, "t", b.p, b.len, &d);
-    if (!root) fail_msg("%s: %s", b.p, d.n ? d.v[0].msg : "?");
-    assert_string_equal(sw_node_get(root, "v")->str, want);
-    for (size_t i = 0; i < b.len; i++) assert_true((unsigned char)b.p[i] >= 0x20);
-    sw_diags_free(&d);
-    sw_arena_free(&a);
-    sw_jbuf_free(&b);
+    json_t *v = json_pack("{s:o}", "v", sw_json_str(s));
+    size_t len;
+    char *text = sw_json_dump(v, false, &len);
+    assert_non_null(text);
+    for (size_t i = 0; i < len; i++) assert_true((unsigned char)text[i] >= 0x20);
+    char err[200];
+    json_t *back = sw_json_parse(text, len, 8, err, sizeof err);
+    if (!back) fail_msg("%s: %s", text, err);
+    assert_string_equal(json_string_value(json_object_get(back, "v")), want);
+    json_decref(back);
+    json_decref(v);
+    free(text);
 }
 
 static void test_json_strings(void **state)
@@ -127,17 +152,33 @@ static void test_json_strings(void **state)
     round_trip("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     round_trip("C1 \xc2\x85\xc2\x9b", "C1 \xc2\x85\xc2\x9b");
     round_trip("bad \xff\xc3 end", "bad \xef\xbf\xbd\xef\xbf\xbd end");
-    sw_jbuf b;
-    sw_jbuf_init(&b);
-    sw_jbuf_str(&b, NULL);
-    sw_jbuf_lit(&b, ",");
-    sw_jbuf_num(&b, 0.1);
-    sw_jbuf_lit(&b, ",");
-    sw_jbuf_num(&b, 1.0 / 0.0);
-    sw_jbuf_lit(&b, ",");
-    sw_jbuf_int(&b, -42);
-    assert_string_equal(b.p, "null,0.1,null,-42");
-    sw_jbuf_free(&b);
+    json_t *v = json_pack("[o, o, o, o, o, o, o]", sw_json_str(NULL), sw_json_num(0.1), sw_json_num(1.0 / 0.0),
+                          json_integer(-42), sw_json_num(2.0), sw_json_num(-1e300), sw_json_strn("a\0b", 3));
+    char *text = sw_json_dump(v, true, NULL);
+    assert_string_equal(text, "[null,0.1,null,-42,2,-1e300,\"a\\u0000b\"]\n");
+    free(text);
+    json_decref(v);
+}
+
+/* The module's parser on its own: any value, nesting counted by arrays and objects. */
+static void test_json_parse(void **state)
+{
+    (void)state;
+    char err[200];
+    json_t *v = sw_json_parse("  \"x\" ", 5, 0, err, sizeof err);
+    assert_non_null(v);
+    assert_string_equal(json_string_value(v), "x");
+    json_decref(v);
+    v = sw_json_parse("[[1]]", 5, 2, err, sizeof err);
+    assert_non_null(v);
+    json_decref(v);
+    assert_null(sw_json_parse("[[1]]", 5, 1, err, sizeof err));
+    assert_string_equal(err, "nesting deeper than 1 levels");
+    assert_null(sw_json_parse("{\"a\":1,\"a\":2}", 13, 8, err, sizeof err));
+    assert_non_null(strstr(err, "duplicate object key"));
+    assert_non_null(strstr(err, "(column "));
+    assert_null(sw_json_parse("", 0, 8, err, sizeof err));
+    assert_null(sw_json_parse("1 2", 3, 8, err, sizeof err));
 }
 
 int main(void)
@@ -146,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_valid_requests),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_json_strings),
+        cmocka_unit_test(test_json_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
-/* Unit tests for host/log.c: the text and JSON line formats (exact lines, timestamps checked
- * for shape), escaping and quoting, invalid UTF-8, key collisions, truncation of huge records,
- * level filtering and parsing, and whole lines from concurrent writers. */
+/* Unit tests for host/base/log.c: the text and JSON line formats (exact lines, timestamps
+ * checked for shape), escaping and quoting, invalid UTF-8, key collisions, truncation of huge
+ * records, level filtering and parsing, and whole lines from concurrent writers. Every JSON
+ * line is checked by a validator of its own here, not by the library that wrote it. */
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -113,6 +114,28 @@ static bool json_ok(const char *line)
     return end && *j_ws(end) == '\0';
 }
 
+/* ---- JSON values for SW_LF_JSON fields, released after each test ---- */
+
+static json_t *made[16];
+static size_t n_made;
+
+static json_t *keep(json_t *v)
+{
+    assert_non_null(v);
+    assert_true(n_made < sizeof made / sizeof made[0]);
+    made[n_made++] = v;
+    return v;
+}
+
+/* The value of a JSON text. */
+static json_t *J(const char *text)
+{
+    json_error_t e;
+    json_t *v = json_loads(text, JSON_DECODE_ANY, &e);
+    if (!v) fail_msg("J(%.40s): %s", text, e.text);
+    return keep(v);
+}
+
 /* ---- fixture: a log on a temporary file ---- */
 
 typedef struct fixture {
@@ -124,6 +147,7 @@ typedef struct fixture {
 static int teardown(void **state)
 {
     fixture *fx = *state;
+    while (n_made) json_decref(made[--n_made]);
     if (fx) {
         sw_log_free(fx->log);
         if (fx->f) fclose(fx->f);
@@ -194,7 +218,7 @@ static const char *strip_ts(const char *line)
 #define INT(k, v) {.key = (k), .type = SW_LF_INT, .i = (v)}
 #define NUM(k, v) {.key = (k), .type = SW_LF_NUM, .d = (v)}
 #define BOOL(k, v) {.key = (k), .type = SW_LF_BOOL, .b = (v)}
-#define RAW(k, v) {.key = (k), .type = SW_LF_JSON, .s = (v)}
+#define RAW(k, v) {.key = (k), .type = SW_LF_JSON, .j = (v)}
 
 static void expect_text(fixture *fx, const char *want)
 {
@@ -236,7 +260,7 @@ static void test_text_values(void **state)
 {
     fixture *fx = open_log(state, false, SW_LOG_DEBUG, false);
     sw_log_field f[] = {NUM("pi", 3.25),   NUM("tenth", 0.1),       NUM("nan", NAN),  NUM("inf", -INFINITY),
-                        BOOL("ok", true),   BOOL("no", false),      INT("neg", -42),  RAW("obj", "{\"a\":[1,2]}"),
+                        BOOL("ok", true),   BOOL("no", false),      INT("neg", -42),  RAW("obj", J("{\"a\":[1,2]}")),
                         NUM("whole", 2.0), INT("big", INT64_MAX)};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, sizeof f / sizeof f[0]);
     expect_text(fx, "INFO  s  m  pi=3.25 tenth=0.1 nan=nan inf=-inf ok=true no=false neg=-42 obj={\"a\":[1,2]} "
@@ -262,10 +286,10 @@ static void test_text_message_escaping(void **state)
     /* a forged second line, a terminal escape, a C1 CSI and a stray byte stay on one line */
     sw_log_write(fx->log, SW_LOG_INFO, "s\nx", "line1\n12:00:00.000 ERROR fake\x1b[2J\xC2\x9B\x80 \"q\" \\", NULL, 0);
     expect_text(fx, "INFO  s\\nx  line1\\n12:00:00.000 ERROR fake\\x1b[2J\\u009b\xEF\xBF\xBD \"q\" \\\n");
-    /* raw JSON with a newline between tokens stays one line */
-    sw_log_field f[] = {RAW("j", "{\"a\":\n1}")};
+    /* a JSON value is written compact, on one line */
+    sw_log_field f[] = {RAW("j", J("{\"a\":\n[1, \"x\\ny\"]}"))};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, 1);
-    expect_text(fx, "INFO  s  m  j={\"a\": 1}\n");
+    expect_text(fx, "INFO  s  m  j={\"a\":[1,\"x\\ny\"]}\n");
 }
 
 static void test_text_color(void **state)
@@ -323,12 +347,21 @@ static void test_json_values(void **state)
 {
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, false);
     sw_log_field f[] = {NUM("pi", 3.25),    NUM("nan", NAN),        NUM("inf", INFINITY), BOOL("ok", true),
-                        INT("neg", -42),    RAW("obj", "{\"a\":[1,null]}"), NUM("small", 1e-300),
-                        NUM("third", 1.0 / 3), RAW("nl", "[1,\n2]"), RAW("null", NULL)};
+                        INT("neg", -42),    RAW("obj", J("{\"a\":[1,null]}")), NUM("small", 1e-300),
+                        NUM("whole", 2.0),  RAW("nl", J("[1,\n2]")), RAW("null", NULL)};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, sizeof f / sizeof f[0]);
     expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"pi\":3.25,\"nan\":null,\"inf\":null,"
                     "\"ok\":true,\"neg\":-42,\"obj\":{\"a\":[1,null]},\"small\":1e-300,"
-                    "\"third\":0.33333333333333331,\"nl\":[1, 2],\"null\":null}\n");
+                    "\"whole\":2,\"nl\":[1,2],\"null\":null}\n");
+    /* the reals of one line share the fewest digits (15 to 17) that read every one of them
+     * back: 0.1 alone needs 15, 1/3 16, 0.1 + 0.2 17, so 0.1 beside it is written with 17 too
+     * (read back, it is still 0.1) */
+    sw_log_field g[] = {NUM("tenth", 0.1), NUM("third", 1.0 / 3), NUM("sum", 0.1 + 0.2)};
+    sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 2);
+    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"tenth\":0.1,\"third\":0.3333333333333333}\n");
+    sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 3);
+    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"tenth\":0.10000000000000001,"
+                    "\"third\":0.33333333333333331,\"sum\":0.30000000000000004}\n");
 }
 
 static void test_json_escaping(void **state)
@@ -336,10 +369,10 @@ static void test_json_escaping(void **state)
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, false);
     sw_log_field f[] = {STR("s", "q\"b\\n\n\r\t\x01\x1f\x7f"), STR("utf8", "\xC3\xA9\xF0\x9F\x98\x80"),
                         STR("bad", "a\xFF" "b\xC0\xAF" "c\xED\xA0\x80" "d\xF0\x9F"), STR("k\"ey", "v"),
-                        RAW("rawbad", "[\"\xFE\"]")};
+                        RAW("rawbad", keep(json_pack("[o]", sw_json_str("\xFE"))))};
     sw_log_write(fx->log, SW_LOG_INFO, "s\"", "m\n", f, sizeof f / sizeof f[0]);
     expect_json(fx, "\"level\":\"info\",\"msg\":\"m\\n\",\"service\":\"s\\\"\","
-                    "\"s\":\"q\\\"b\\\\n\\n\\r\\t\\u0001\\u001f\x7f\",\"utf8\":\"\xC3\xA9\xF0\x9F\x98\x80\","
+                    "\"s\":\"q\\\"b\\\\n\\n\\r\\t\\u0001\\u001F\x7f\",\"utf8\":\"\xC3\xA9\xF0\x9F\x98\x80\","
                     "\"bad\":\"a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
                     "d\xEF\xBF\xBD\xEF\xBF\xBD\",\"k\\\"ey\":\"v\",\"rawbad\":[\"\xEF\xBF\xBD\"]}\n");
 }
@@ -351,6 +384,12 @@ static void test_json_key_collisions(void **state)
     sw_log_write(fx->log, SW_LOG_INFO, NULL, "m", f, 5);
     expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"fields.msg\":\"x\",\"fields.ts\":\"y\","
                     "\"fields.level\":3,\"fields.service\":\"z\",\"other\":\"o\"}\n");
+    /* a key given twice (here once through the renaming) is written once: first place, last
+     * value; a key that is not UTF-8 is repaired like a value */
+    sw_log_field g[] = {STR("a", "1"), STR("fields.msg", "2"), STR("msg", "3"), INT("a", 4), STR("k\xFF", "v")};
+    sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 5);
+    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"a\":4,\"fields.msg\":\"3\","
+                    "\"k\xEF\xBF\xBD\":\"v\"}\n");
 }
 
 /* ---- truncation ---- */
@@ -398,13 +437,30 @@ static void test_truncation_json(void **state)
     raw[0] = '[';
     for (int i = 0; i < 40000; i++) memcpy(raw + 1 + 2 * i, "1,", 2);
     memcpy(raw + 80000, "1]", 3);
-    sw_log_field g[] = {RAW("raw", raw)};
+    sw_log_field g[] = {RAW("raw", J(raw))};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 1);
     out = contents(fx);
     line = strndup(out, strlen(out) - 1);
     assert_true(json_ok(line));
     assert_non_null(strstr(line, "\"raw\":\"\xE2\x80\xA6\",\"truncated\":true}"));
     free(line);
+    reset(fx);
+
+    /* a message past the cap: cut at a character boundary, nothing after it */
+    char *wide = malloc(3 * 30000 + 1);
+    for (int i = 0; i < 30000; i++) memcpy(wide + 3 * i, "\xE2\x82\xAC", 3); /* € */
+    wide[3 * 30000] = '\0';
+    sw_log_write(fx->log, SW_LOG_INFO, "s", wide, f, 1);
+    out = contents(fx);
+    n = strlen(out);
+    assert_true(n <= 65536 && n > 65000);
+    line = strndup(out, n - 1);
+    assert_true(json_ok(line));
+    assert_non_null(strstr(line, "\xE2\x82\xAC\xE2\x80\xA6\",\"truncated\":true}"));
+    assert_null(strstr(line, "\"service\""));
+    assert_null(strstr(line, "first"));
+    free(line);
+    free(wide);
     free(raw);
     free(big);
     free(esc);

@@ -1,5 +1,5 @@
--- The control socket end to end (DESIGN §5, issue 6): real `steward run` hosts with JSON logs,
--- driven by the `steward` client and by a raw socket peer (spec_sock) for bad requests.
+-- The control socket end to end (docs/operating.md, issue 6): real `steward run` hosts with JSON
+-- logs, driven by the `steward` client and by a raw socket peer (spec_sock) for bad requests.
 -- Order is asserted from the event log; waits poll until a condition holds or a deadline.
 local h = require("spec.lua.steward_helper")
 local rt = require("spec.lua.runtime_helper")
@@ -393,8 +393,14 @@ describe("the control socket", function()
         deep,
         ("x"):rep(5000),
         '{"cmd":"status","id":"a\0b"}',
+        -- YAML that is not JSON: an anchor, a tag, a comment
+        '{"cmd":"status","x":&a [1]}',
+        '{"cmd":!!str status}',
+        '{"cmd":"status"} # status',
+        -- JSON escapes: a surrogate pair is one character (no such service, but read)
+        '{"cmd":"status","id":"app:\\ud83d\\ude00"}',
         "",
-        '{"cmd":"status","id":"app:db"}',
+        '{"cmd":"status","id":"app:d\\u0062"}',
       }
       local lines, text = C.raw(host.socket, table.concat(requests, "\n") .. "\n")
       assert.are.equal(#requests - 1, #lines, text) -- the blank line gets no reply
@@ -408,7 +414,13 @@ describe("the control socket", function()
       assert.truthy(lines[4]:find('unknown command \\"nope\\"', 1, true), lines[4])
       assert.truthy(lines[5]:find('stop needs \\"id\\"', 1, true), lines[5])
       assert.truthy(lines[7]:find('unknown field \\"extra\\"', 1, true), lines[7])
+      assert.truthy(lines[8]:find("malformed JSON: duplicate object key", 1, true), lines[8])
+      assert.truthy(lines[10]:find("nesting deeper than 64 levels", 1, true), lines[10])
       assert.truthy(lines[11]:find("request too long", 1, true), lines[11])
+      for i = 13, 15 do assert.truthy(lines[i]:find("malformed JSON", 1, true), lines[i]) end
+      local emoji = json.decode(lines[16])
+      assert.is_true(emoji.unknown, lines[16])
+      assert.are.equal('no service "app:\240\159\152\128"', emoji.error)
       local last = C.decode(lines[#lines])
       assert.is_true(last.ok)
       assert.are.equal("app:db", last.service.id)

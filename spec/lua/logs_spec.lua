@@ -1,4 +1,4 @@
--- Logs (DESIGN §7): text by default, colour only on a terminal and never with NO_COLOR, JSON
+-- Logs (docs/operating.md): text by default, colour only on a terminal and never with NO_COLOR, JSON
 -- lines with --log-format json, --log-level (or the config's log.level) filters, every Lua
 -- `logger` line carries its service id and pid, and every failure comes with a Lua traceback.
 local h = require("spec.lua.steward_helper")
