@@ -33,19 +33,34 @@ int sw_duration_from_seconds(double seconds, int64_t *out_ns)
     return 0;
 }
 
-int sw_parse_duration(const char *text, int64_t *out_ns)
+typedef struct unit {
+    const char *name;
+    double scale;
+} unit;
+
+static const unit duration_units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"h", 3600}, {NULL, 0}};
+static const unit size_units[] = {{"", 1}, {"B", 1}, {"KB", 1024.0}, {"MB", 1024.0 * 1024},
+                                  {"GB", 1024.0 * 1024 * 1024}, {NULL, 0}};
+
+/* A number followed by one of units: its value times the unit's scale. 0, or -1. */
+static int scaled(const char *text, const unit *units, double *out)
 {
     double v;
     size_t n = read_number(text, &v);
     if (!n) return -1;
-    const char *unit = text + n;
-    double scale;
-    if (strcmp(unit, "") == 0 || strcmp(unit, "s") == 0) scale = 1;
-    else if (strcmp(unit, "ms") == 0) scale = 1e-3;
-    else if (strcmp(unit, "m") == 0) scale = 60;
-    else if (strcmp(unit, "h") == 0) scale = 3600;
-    else return -1;
-    return sw_duration_from_seconds(v * scale, out_ns);
+    for (const unit *u = units; u->name; u++) {
+        if (strcmp(text + n, u->name) != 0) continue;
+        *out = v * u->scale;
+        return 0;
+    }
+    return -1;
+}
+
+int sw_parse_duration(const char *text, int64_t *out_ns)
+{
+    double seconds;
+    if (scaled(text, duration_units, &seconds) != 0) return -1;
+    return sw_duration_from_seconds(seconds, out_ns);
 }
 
 /* Whole numbers of bytes are parsed exactly (a double would round above 2^53). */
@@ -71,17 +86,8 @@ int sw_parse_size(const char *text, uint64_t *out_bytes)
         buf[digits] = 0;
         return parse_whole(buf, out_bytes);
     }
-    double v;
-    size_t n = read_number(text, &v);
-    if (!n) return -1;
-    const char *unit = text + n;
-    double scale;
-    if (strcmp(unit, "") == 0 || strcmp(unit, "B") == 0) scale = 1;
-    else if (strcmp(unit, "KB") == 0) scale = 1024.0;
-    else if (strcmp(unit, "MB") == 0) scale = 1024.0 * 1024;
-    else if (strcmp(unit, "GB") == 0) scale = 1024.0 * 1024 * 1024;
-    else return -1;
-    double bytes = v * scale;
+    double bytes;
+    if (scaled(text, size_units, &bytes) != 0) return -1;
     if (bytes > 1.8e19) return -1;
     if (bytes != floor(bytes)) return SW_UNITS_FRACTION;
     *out_bytes = (uint64_t)bytes;
