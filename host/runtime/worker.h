@@ -33,7 +33,10 @@ typedef struct sw_worker {
     uv_async_t wake;
     pthread_mutex_t lock;        /* guards the run queue and calls */
     sw_proc *head, *tail;
-    size_t queued;
+    /* Length of the run queue: changed only under lock, read without it by thieves (a stale
+     * peek only delays a steal) and by the worker about to sleep (seq_cst, paired with
+     * sleeping: see worker_main). */
+    atomic_size_t queued;
     sw_worker_call *calls;
     atomic_bool sleeping;
     /* The running slice, published without a lock or a clock read (both cost more than a
