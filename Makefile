@@ -5,6 +5,9 @@ ASAN_BUILD  ?= build-asan
 TSAN_BUILD  ?= build-tsan
 FUZZ_BUILD  ?= build-fuzz
 FUZZ_SECONDS ?= 60
+# Every spec/fuzz/fuzz_NAME.c (each also needs its steward_fuzzer line in CMakeLists.txt);
+# `make fuzz` gives each an equal share of FUZZ_SECONDS.
+FUZZERS     ?= $(patsubst spec/fuzz/fuzz_%.c,%,$(wildcard spec/fuzz/fuzz_*.c))
 APP         ?= examples/hello
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -49,8 +52,8 @@ $(FUZZ_BUILD)/CMakeCache.txt:
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTEWARD_FUZZ=ON
 
 fuzz: $(FUZZ_BUILD)/CMakeCache.txt
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_registry
-	bash spec/fuzz/run.sh $(FUZZ_BUILD)/fuzz_registry $(FUZZ_SECONDS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+	bash spec/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZERS)
 
 bench: build
 	cmake --build $(BUILD) -j $(JOBS) --target benches
