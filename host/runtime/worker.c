@@ -162,10 +162,15 @@ void sw_worker_slice_begin(sw_worker *w, sw_vm *vm)
 
 void sw_worker_slice_end(sw_worker *w) { atomic_store_explicit(&w->slice_vm, NULL, memory_order_release); }
 
+/* Every worker, not only w: a process moves between workers (steals), and the watchdog may
+ * still be in a check of the worker that ran an earlier slice of it, holding its vm. */
 void sw_worker_slice_retire(sw_worker *w)
 {
-    pthread_mutex_lock(&w->slice_lock);
-    pthread_mutex_unlock(&w->slice_lock);
+    sw_workers *ws = w->all;
+    for (int i = 0; i < ws->n; i++) {
+        pthread_mutex_lock(&ws->w[i].slice_lock);
+        pthread_mutex_unlock(&ws->w[i].slice_lock);
+    }
 }
 
 static void sleep_ns(uint64_t ns)
