@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "policy.h"
+#include "readfile.h"
 #include "units.h"
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -21,21 +21,6 @@ const char *const sw_host_module_names[] = {
     "coroutine", "string", "table", "math", "bit", NULL};
 
 /* ---- source ---- */
-
-static char *read_file(const char *path, size_t *len, const char **why)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { *why = strerror(errno); return NULL; }
-    char *buf = NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) *why = "not a regular file";
-    else if ((size_t)st.st_size > MAX_SOURCE_BYTES) *why = "larger than 16MB";
-    else if (!(buf = malloc((size_t)st.st_size + 1))) *why = "out of memory";
-    else if (fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) { *why = "read error"; free(buf); buf = NULL; }
-    else { buf[st.st_size] = 0; *len = (size_t)st.st_size; }
-    fclose(f);
-    return buf;
-}
 
 static bool inside(const char *root, const char *path)
 {
@@ -57,7 +42,8 @@ static void load_source_file(sw_parse *p, const sw_node *n, sw_source *src)
     }
     const char *why = NULL;
     size_t len = 0;
-    char *text = read_file(real, &len, &why);
+    /* real has no symlink left in it: one appearing now is a swap, refused (O_NOFOLLOW) */
+    char *text = sw_read_regular_file(real, MAX_SOURCE_BYTES, "larger than 16MB", true, &len, &why);
     if (!text) { sw_parse_error(p, n, "file://%s: %s", rel, why); return; }
     src->path = sw_arena_strdup(p->arena, joined);
     src->text = sw_arena_strndup(p->arena, text, len);

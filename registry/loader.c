@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "kinds.h"
+#include "readfile.h"
 #include "registry.h"
 #include "schema.h"
 
@@ -41,7 +42,8 @@ static bool has_yaml_ext(const char *name)
     return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0);
 }
 
-/* Symlinked directories are not followed, so a link loop cannot trap the walk. */
+/* Symlinked directories are not followed, so a link loop cannot trap the walk. Anything else
+ * named *.yaml or *.yml is listed, regular or not: read_whole refuses what is not a file. */
 static void walk(const char *dir, pathlist *out, sw_diags *diags, int depth)
 {
     DIR *d = opendir(dir);
@@ -58,33 +60,23 @@ static void walk(const char *dir, pathlist *out, sw_diags *diags, int depth)
         snprintf(path, sizeof path, "%s%s%s", dir, sep, de->d_name);
         struct stat st, lst;
         if (lstat(path, &lst) != 0 || stat(path, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode) && depth < 32) walk(path, out, diags, depth + 1);
-        else if (S_ISREG(st.st_mode) && has_yaml_ext(de->d_name)) pathlist_add(out, path);
+        if (S_ISDIR(st.st_mode)) {
+            if (!S_ISLNK(lst.st_mode) && depth < 32) walk(path, out, diags, depth + 1);
+        } else if (has_yaml_ext(de->d_name)) {
+            pathlist_add(out, path);
+        }
     }
     closedir(d);
 }
 
 static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A FIFO or device named *.yaml is listed too, and refused here without blocking. */
 static char *read_whole(const char *path, size_t *len, sw_diags *diags)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fileno(f), &st) != 0 || (size_t)st.st_size > MAX_FILE_BYTES)
-        sw_diags_add(diags, path, 0, 0, NULL, NULL, "file is larger than 64MB");
-    else if ((buf = malloc((size_t)st.st_size + 1)) && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size)
-        *len = (size_t)st.st_size;
-    else {
-        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read the file");
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
+    const char *why = NULL;
+    char *buf = sw_read_regular_file(path, MAX_FILE_BYTES, "larger than 64MB", false, len, &why);
+    if (!buf) sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read: %s", why);
     return buf;
 }
 

@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "schema.h"
@@ -62,9 +65,28 @@ void sw_host_config_defaults(sw_host_config *c)
     c->shutdown_timeout_ns = 30 * SW_NS_PER_S;
 }
 
+/* fopen(path, "rb") that never blocks on a FIFO (O_NONBLOCK) and refuses anything but a
+ * regular file: NULL with errno EISDIR for a directory, EINVAL for a FIFO, device or socket. */
+static FILE *open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    FILE *f = NULL;
+    if (fstat(fd, &st) != 0) { /* errno set */ }
+    else if (!S_ISREG(st.st_mode)) errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    else f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
 static char *read_text(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular(path);
     if (!f) return NULL;
     char *buf = NULL;
     size_t cap = 0, n = 0;

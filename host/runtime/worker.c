@@ -38,7 +38,10 @@ static sw_proc *pop(sw_worker *w, bool from_tail)
         w->head = p->next_run;
         if (!w->head) w->tail = NULL;
     }
-    if (p) { p->next_run = NULL; w->queued--; }
+    if (p) {
+        p->next_run = NULL;
+        atomic_fetch_sub_explicit(&w->queued, 1, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&w->lock);
     return p;
 }
@@ -48,7 +51,8 @@ static sw_proc *steal(sw_worker *self)
     sw_workers *ws = self->all;
     for (int k = 1; k < ws->n; k++) {
         sw_worker *v = &ws->w[(self->index + k) % ws->n];
-        if (!v->queued) continue; /* racy peek; a miss only delays the steal */
+        if (!atomic_load_explicit(&v->queued, memory_order_relaxed))
+            continue; /* racy peek; a miss only delays the steal */
         sw_proc *p = pop(v, true);
         if (p) {
             p->worker = self;
@@ -74,7 +78,7 @@ void sw_worker_enqueue(sw_worker *w, sw_proc *p)
     if (w->tail) w->tail->next_run = p;
     else w->head = p;
     w->tail = p;
-    size_t queued = ++w->queued;
+    size_t queued = atomic_fetch_add(&w->queued, 1) + 1; /* seq_cst: see worker_main */
     pthread_mutex_unlock(&w->lock);
     if (w != current && atomic_load(&w->sleeping)) uv_async_send(&w->wake);
     else if (queued > 1) wake_one_sleeper(w);
@@ -132,8 +136,10 @@ static void worker_main(void *arg)
             if (poll_due(w, &runs, &seen_tick, &last_poll)) uv_run(&w->loop, UV_RUN_NOWAIT);
             continue;
         }
+        /* sleeping, then queued; enqueue writes them in the other order. Both seq_cst, so
+         * either this sees the new process or the enqueuer sees sleeping and wakes us. */
         atomic_store(&w->sleeping, true);
-        if (w->queued || atomic_load(&w->all->stopping)) {
+        if (atomic_load(&w->queued) || atomic_load(&w->all->stopping)) {
             atomic_store(&w->sleeping, false);
             continue;
         }
@@ -156,10 +162,15 @@ void sw_worker_slice_begin(sw_worker *w, sw_vm *vm)
 
 void sw_worker_slice_end(sw_worker *w) { atomic_store_explicit(&w->slice_vm, NULL, memory_order_release); }
 
+/* Every worker, not only w: a process moves between workers (steals), and the watchdog may
+ * still be in a check of the worker that ran an earlier slice of it, holding its vm. */
 void sw_worker_slice_retire(sw_worker *w)
 {
-    pthread_mutex_lock(&w->slice_lock);
-    pthread_mutex_unlock(&w->slice_lock);
+    sw_workers *ws = w->all;
+    for (int i = 0; i < ws->n; i++) {
+        pthread_mutex_lock(&ws->w[i].slice_lock);
+        pthread_mutex_unlock(&ws->w[i].slice_lock);
+    }
 }
 
 static void sleep_ns(uint64_t ns)

@@ -33,13 +33,16 @@ typedef struct sw_worker {
     uv_async_t wake;
     pthread_mutex_t lock;        /* guards the run queue and calls */
     sw_proc *head, *tail;
-    size_t queued;
+    /* Length of the run queue: changed only under lock, read without it by thieves (a stale
+     * peek only delays a steal) and by the worker about to sleep (seq_cst, paired with
+     * sleeping: see worker_main). */
+    atomic_size_t queued;
     sw_worker_call *calls;
     atomic_bool sleeping;
     /* The running slice, published without a lock or a clock read (both cost more than a
      * ping-pong hop can spare): its vm and a count of slices begun. The watchdog times a
      * slice from when it first sees its number; it interrupts slice_vm only while holding
-     * slice_lock, which sw_worker_slice_retire takes before a vm is freed. */
+     * slice_lock, which sw_worker_slice_retire takes (on every worker) before a vm is freed. */
     _Atomic(sw_vm *) slice_vm;
     atomic_uint_fast64_t slice_seq;
     pthread_mutex_t slice_lock;
@@ -76,8 +79,9 @@ void sw_worker_call_on(sw_worker *w, sw_worker_call *call);
  * once the slice has run about SW_SLICE_NS (1.5 to 3.5 ms: it checks every 1 ms). Thread: w's. */
 void sw_worker_slice_begin(sw_worker *w, sw_vm *vm);
 void sw_worker_slice_end(sw_worker *w);
-/* Call before freeing a vm whose last slice ran on w: waits out a watchdog check that may
- * still be interrupting it. Thread: w's. */
+/* Call before freeing a vm whose last slice ran on w, once no slice of it can begin again:
+ * waits out any watchdog check that may still be interrupting it, on any worker of w's pool
+ * (an earlier slice may have run on another). Thread: w's. */
 void sw_worker_slice_retire(sw_worker *w);
 
 #endif

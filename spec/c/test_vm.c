@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -786,13 +787,13 @@ static void jit_mode_runs(void **state)
 
 typedef struct ticker {
     sw_vm *vm;
-    volatile int stop;
+    atomic_int stop; /* volatile is no synchronisation: ThreadSanitizer reports it as a race */
 } ticker;
 
 static void *ticker_main(void *arg)
 {
     ticker *tk = arg;
-    while (!tk->stop) {
+    while (!atomic_load(&tk->stop)) {
         sw_vm_interrupt(tk->vm);
         sleep_ms(1);
     }
@@ -807,7 +808,7 @@ static run_result run_with_ticker(const char *code, sw_vm **vm)
     assert_int_equal(pthread_create(&tt, NULL, ticker_main, &tk), 0);
     assert_int_equal(pthread_create(&tr, NULL, runner_main, &rn), 0);
     pthread_join(tr, NULL);
-    tk.stop = 1;
+    atomic_store(&tk.stop, 1);
     pthread_join(tt, NULL);
     *vm = rn.vm;
     return rn.r;
