@@ -1,16 +1,13 @@
 /* Host configuration: the registry's YAML tree and schema walker, applied to one small file. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "arena.h"
+#include "readfile.h"
 #include "schema.h"
 #include "units.h"
 #include "yaml_tree.h"
@@ -65,53 +62,13 @@ void sw_host_config_defaults(sw_host_config *c)
     c->shutdown_timeout_ns = 30 * SW_NS_PER_S;
 }
 
-/* fopen(path, "rb") that never blocks on a FIFO (O_NONBLOCK) and refuses anything but a
- * regular file: NULL with errno EISDIR for a directory, EINVAL for a FIFO, device or socket. */
-static FILE *open_regular(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    struct stat st;
-    FILE *f = NULL;
-    if (fstat(fd, &st) != 0) { /* errno set */ }
-    else if (!S_ISREG(st.st_mode)) errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    else f = fdopen(fd, "rb");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        errno = e;
-    }
-    return f;
-}
-
-static char *read_text(const char *path, size_t *len)
-{
-    FILE *f = open_regular(path);
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *b = realloc(buf, cap);
-            if (!b || cap > (1u << 24)) { free(b ? b : buf); fclose(f); return NULL; }
-            buf = b;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags)
 {
     size_t len = 0;
-    char *text = read_text(path, &len);
+    const char *why = NULL;
+    char *text = sw_read_regular_file(path, (size_t)1 << 24, "larger than 16 MB", false, &len, &why);
     if (!text) {
-        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read the host config: %s", strerror(errno));
+        sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read the host config: %s", why);
         return -1;
     }
     sw_arena *a = malloc(sizeof *a);
