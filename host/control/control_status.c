@@ -32,7 +32,7 @@ void sw_ctl_service_json(sw_jbuf *b, const sw_svc *v, int64_t now_wall_ns, uint6
     sw_jbuf_key(b, "id", true);
     sw_jbuf_str(b, v->entry->id);
     sw_jbuf_key(b, "state", false);
-    sw_jbuf_str(b, sw_svc_state_name(v->state));
+    sw_jbuf_str(b, sw_svc_state_name(sw_svc_state_of(v)));
     sw_jbuf_key(b, "pid", false);
     if (v->pid) {
         sw_pid_format(v->pid, tmp, sizeof tmp);

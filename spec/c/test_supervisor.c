@@ -175,7 +175,7 @@ typedef struct want_state {
 static bool in_state(fx *f, const void *arg)
 {
     const want_state *w = arg;
-    return svc(f, w->id)->state == w->st;
+    return sw_svc_state_of(svc(f, w->id)) == w->st;
 }
 
 static void await_state(fx *f, const char *id, sw_svc_state st, int ms)
@@ -184,7 +184,7 @@ static void await_state(fx *f, const char *id, sw_svc_state st, int ms)
     if (!run_until(f, in_state, &w, ms)) {
         dump_log(f);
         fail_msg("%s: not %s within %d ms (state %s)", id, sw_svc_state_name(st), ms,
-                 sw_svc_state_name(svc(f, id)->state));
+                 sw_svc_state_name(sw_svc_state_of(svc(f, id))));
     }
 }
 
@@ -209,7 +209,7 @@ static void await_count(fx *f, const char *id, const char *state, int n, int ms)
     }
 }
 
-static bool is_waiting(fx *f, const void *arg) { return svc(f, arg)->waiting; }
+static bool is_waiting(fx *f, const void *arg) { return sw_svc_waiting(svc(f, arg)); }
 static bool shut_down(fx *f, const void *arg) { (void)arg; return f->sup.done; }
 
 static void fx_close(fx *f)
@@ -258,9 +258,9 @@ static void test_stop_one_always_stays_stopped(void **state)
     await_state(f, "app:a", SW_SVC_STOPPED, 2000);
     run_for(f, 150); /* ten times the restart delay */
     sw_svc *a = svc(f, "app:a");
-    assert_int_equal(a->state, SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(a), SW_SVC_STOPPED);
     assert_int_equal(a->pid, 0);
-    assert_false(a->waiting);
+    assert_false(sw_svc_waiting(a));
     assert_string_equal(a->reason, "stopped");
     assert_int_equal(count_events(f, "app:a", "starting"), 1);
     assert_int_equal(count_events(f, "app:a", "stopping"), 1);
@@ -290,12 +290,12 @@ static void test_stop_one_kills_after_stop_timeout(void **state)
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
     uint64_t t0 = uv_hrtime();
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_STOPPING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_STOPPING);
     await_state(f, "app:a", SW_SVC_STOPPED, 3000);
     assert_true(uv_hrtime() - t0 >= 55 * SW_NS_PER_MS);
     assert_string_equal(svc(f, "app:a")->reason, "killed after stop_timeout");
     run_for(f, 100);
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_STOPPED);
     assert_int_equal(count_events(f, "app:a", "starting"), 1);
     fx_close(f);
 }
@@ -313,12 +313,12 @@ static void test_start_one_during_backoff(void **state)
                     "      restart: { policy: always, initial_delay: 150ms, backoff_factor: 2, jitter: 0 }\n");
     if (!run_until(f, is_waiting, "app:c", 2000)) fail_msg("no backoff");
     sw_svc *c = svc(f, "app:c");
-    assert_int_equal(c->state, SW_SVC_FAILED);
+    assert_int_equal(sw_svc_state_of(c), SW_SVC_FAILED);
     assert_int_equal(count_events(f, "app:c", "starting"), 1);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(sw_supervisor_start_one(&f->sup, "app:c"), 0);
         run_for(f, 10);
-        assert_true(c->waiting);
+        assert_true(sw_svc_waiting(c));
         assert_int_equal(c->pid, 0);
         assert_int_equal(count_events(f, "app:c", "starting"), 1);
     }
@@ -364,21 +364,21 @@ static void test_stop_one_stops_dependents_first(void **state)
     run_for(f, 100);
     const char *ids[] = {"app:a", "app:b", "app:c"};
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(svc(f, ids[i])->state, SW_SVC_STOPPED);
+        assert_int_equal(sw_svc_state_of(svc(f, ids[i])), SW_SVC_STOPPED);
         assert_int_equal(svc(f, ids[i])->pid, 0);
         assert_int_equal(count_events(f, ids[i], "starting"), 1);
     }
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
     assert_before(f, "app:b", "stopped", 1, "app:c", "stopping", 1);
     /* the unrelated service is untouched */
-    assert_int_equal(svc(f, "app:d")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:d")), SW_SVC_RUNNING);
     assert_int_equal(svc(f, "app:d")->pid, d_pid);
 
     /* starting a by hand starts what it needs first: c, then b, then a */
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0);
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
-    assert_int_equal(svc(f, "app:b")->state, SW_SVC_RUNNING);
-    assert_int_equal(svc(f, "app:c")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:c")), SW_SVC_RUNNING);
     assert_before(f, "app:c", "running", 2, "app:b", "starting", 2);
     assert_before(f, "app:b", "running", 2, "app:a", "starting", 2);
     /* starting a running one is a no-op */
@@ -398,9 +398,9 @@ static void test_stop_one_middle(void **state)
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:b"), 0);
     await_state(f, "app:b", SW_SVC_STOPPED, 3000);
     run_for(f, 50);
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_STOPPED);
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
-    assert_int_equal(svc(f, "app:c")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:c")), SW_SVC_RUNNING);
     assert_int_equal(svc(f, "app:c")->pid, c_pid);
     fx_close(f);
 }
@@ -419,7 +419,7 @@ static void test_restart_one_restarts_dependents_after(void **state)
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
     assert_before(f, "app:b", "stopped", 1, "app:b", "starting", 2);
     assert_before(f, "app:b", "running", 2, "app:a", "starting", 2);
-    assert_int_equal(svc(f, "app:b")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
     assert_true(svc(f, "app:b")->pid != b_pid);
     assert_int_equal(svc(f, "app:b")->restarts, 1);
     assert_int_equal(svc(f, "app:c")->pid, c_pid);
@@ -457,8 +457,8 @@ static void test_start_one_never_service_again(void **state)
     run_for(f, 50);
     assert_int_equal(count_events(f, "app:n", "starting"), 2);
     assert_int_equal(count_events(f, "app:m", "starting"), 2);
-    assert_int_equal(svc(f, "app:n")->state, SW_SVC_STOPPED);
-    assert_int_equal(svc(f, "app:m")->state, SW_SVC_FAILED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:n")), SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:m")), SW_SVC_FAILED);
     fx_close(f);
 }
 
@@ -471,7 +471,7 @@ static void test_unknown_ids(void **state)
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:nope"), -1);
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:nope"), -1);
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:wait_cancel"), -1); /* not a service */
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_INACTIVE); /* not auto_start */
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_INACTIVE); /* not auto_start */
     fx_close(f);
 }
 
