@@ -218,19 +218,20 @@ bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
     return any_active;
 }
 
-/* A stop by hand or a restart in progress goes on with its next wave: the set is what stop_one
- * made unwanted and for good, and what groups and restarts by hand hold. */
+/* In the set of a stop by hand (unwanted and for good) or of a coordinated restart (held). */
+static bool in_stop_set(const sw_svc *v) { return (!v->wanted && sw_svc_for_good(v)) || v->held_by; }
+
+/* A stop by hand or a restart in progress goes on with its next wave; then the holds whose set
+ * is down are released. Nothing to do (and nothing allocated) when no service is in a set. */
 static void continue_stops(sw_supervisor *s)
 {
-    bool *set = calloc(s->n ? s->n : 1, 1);
+    size_t first = 0;
+    while (first < s->n && !in_stop_set(s->svcs[first])) first++;
+    if (first == s->n) return;
+    bool *set = calloc(s->n, 1);
     if (!set) return;
-    bool any = false;
-    for (size_t i = 0; i < s->n; i++) {
-        sw_svc *v = s->svcs[i];
-        set[i] = (!v->wanted && sw_svc_for_good(v)) || v->held_by;
-        any = any || set[i];
-    }
-    if (any) sup_stop_wave(s, set);
+    for (size_t i = first; i < s->n; i++) set[i] = in_stop_set(s->svcs[i]);
+    sup_stop_wave(s, set);
     free(set);
     sup_plan p = {0};
     sup_group_releases(s, &p);

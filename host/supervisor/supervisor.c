@@ -88,14 +88,13 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
     else ended(s, m->svc, m);
 }
 
-/* Handles the queued messages; true if there were any. */
-static bool drain(sw_supervisor *s)
+/* Handles the queued messages. */
+static void drain(sw_supervisor *s)
 {
     pthread_mutex_lock(&s->lock);
     sw_sup_msg *m = s->head;
     s->head = s->tail = NULL;
     pthread_mutex_unlock(&s->lock);
-    bool any = m != NULL;
     while (m) {
         sw_sup_msg *next = m->next;
         handle(s, m);
@@ -103,14 +102,15 @@ static bool drain(sw_supervisor *s)
         free(m);
         m = next;
     }
-    return any;
 }
 
-/* Entry point: a batch of worker messages. */
+/* Entry point: a batch of worker messages. A batch that changed nothing (a late message about
+ * an earlier run, a standby kept for later) has nothing to reconcile. */
 static void on_wake(sw_wake *w)
 {
     sw_supervisor *s = w->data;
-    if (drain(s)) sup_settle(s);
+    drain(s);
+    if (s->changed) sup_settle(s);
 }
 
 /* ---- start and shutdown ---- */
