@@ -122,7 +122,10 @@ static sw_svc_sub down(sw_svc_state st) { return st == SW_SVC_STOPPED ? SW_SUB_S
 /* No run under way or pending: neither starting, running, stopping nor in backoff. */
 static bool at_rest(sw_svc_sub sub) { return for_good_of(sub) != sub || for_good_sub(sub) || sub == SW_SUB_DISCARDED; }
 
-void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t next_ns)
+/* The one logged transition: v enters sub with reason (copied; NULL for none), logged as one
+ * "service state" event with next_ns (-1: no restart scheduled). A down sub-state is the
+ * _FOR_GOOD one if the run that ended was decided to be the last. */
+static void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t next_ns)
 {
     if (v->ends_for_good && at_rest(sub)) { /* the run it was decided for is over */
         sub = for_good_of(sub);
@@ -135,6 +138,8 @@ void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t next_ns)
     }
     sup_log_state(v->sup, v->entry->id, views[sub], v->attempt + 1, reason, next_ns);
 }
+
+void svc_block(sw_svc *v, const char *reason) { svc_enter(v, SW_SUB_BLOCKED, reason, -1); }
 
 /* A change within the same public state: not logged. */
 static void shift(sw_svc *v, sw_svc_sub sub)
@@ -327,9 +332,16 @@ void svc_ready(sw_svc *v, uint64_t pid)
 
 /* ---- ends and restarts ---- */
 
+static int64_t wall_ns(void)
+{
+    uv_timeval64_t tv;
+    uv_gettimeofday(&tv);
+    return tv.tv_sec * SW_NS_PER_S + (int64_t)tv.tv_usec * 1000;
+}
+
 void svc_schedule_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_t delay)
 {
-    v->next_attempt_at = sup_wall_ns() + delay;
+    v->next_attempt_at = wall_ns() + delay;
     sw_svc_sub waiting = st == SW_SVC_STOPPED ? SW_SUB_BACKOFF_STOPPED : SW_SUB_BACKOFF_FAILED;
     svc_enter(v, delay ? waiting : down(st), reason, delay); /* logged with the attempt that just ended */
     v->attempt++;
@@ -339,7 +351,7 @@ void svc_schedule_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_
 void svc_set_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_t delay)
 {
     v->attempt++;
-    v->next_attempt_at = sup_wall_ns() + delay;
+    v->next_attempt_at = wall_ns() + delay;
     svc_enter(v, down(st), reason, delay);
 }
 

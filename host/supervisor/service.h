@@ -16,9 +16,8 @@ void svc_free(sw_svc *v);
 
 /* ---- transitions ---- */
 
-/* The one logged transition: v enters sub with reason (copied; NULL for none), logged as one
- * "service state" event with next_ns (-1: no restart scheduled). */
-void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t next_ns);
+/* BLOCKED (logged): a dependency or earlier sibling will not run by itself; reason names it. */
+void svc_block(sw_svc *v, const char *reason);
 /* Not started again by itself: a down service enters the _FOR_GOOD of its sub-state at once
  * (unlogged: its public state stays), a run under way ends for good. */
 void svc_mark_for_good(sw_svc *v);

@@ -17,13 +17,6 @@ void sup_arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns)
     uv_timer_start(t, cb, (uint64_t)((ns + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
 }
 
-int64_t sup_wall_ns(void)
-{
-    uv_timeval64_t tv;
-    uv_gettimeofday(&tv);
-    return tv.tv_sec * SW_NS_PER_S + (int64_t)tv.tv_usec * 1000;
-}
-
 /* ---- plans ---- */
 
 void sup_plan_add(sup_plan *p, sup_step step)
@@ -39,7 +32,7 @@ void sup_plan_add(sup_plan *p, sup_step step)
     p->v[p->n++] = step;
 }
 
-void sup_plan_free(sup_plan *p)
+static void plan_free(sup_plan *p)
 {
     for (size_t i = 0; i < p->n; i++) free(p->v[i].reason);
     free(p->v);
@@ -71,6 +64,8 @@ static void grp_timer(sw_grp *g, bool own, int64_t delay)
     g->sup->changed = true;
 }
 
+static void want(sw_supervisor *s, size_t i);
+
 static void want_group(sw_supervisor *s, sw_grp *g)
 {
     sup_plan p = {0};
@@ -88,7 +83,7 @@ static void apply_step(sw_supervisor *s, const sup_step *st)
     case SUP_RELEASE: st->svc->held_by = NULL; break;
     case SUP_FRESH: svc_fresh(st->svc); break;
     case SUP_WANT:
-        if (st->svc) sup_want(s, st->svc->index);
+        if (st->svc) want(s, st->svc->index);
         else want_group(s, st->grp);
         break;
     case SUP_END_HELD: svc_end_held(st->svc, st->st, st->reason); break;
@@ -104,12 +99,12 @@ static void apply_step(sw_supervisor *s, const sup_step *st)
 void sup_apply(sw_supervisor *s, sup_plan *p)
 {
     for (size_t i = 0; i < p->n; i++) apply_step(s, &p->v[i]);
-    sup_plan_free(p);
+    plan_free(p);
 }
 
 /* ---- wanting and starting ---- */
 
-void sup_want(sw_supervisor *s, size_t i)
+static void want(sw_supervisor *s, size_t i)
 {
     sw_svc *v = s->svcs[i];
     if (v->wanted) return;
@@ -117,7 +112,7 @@ void sup_want(sw_supervisor *s, size_t i)
     s->changed = true;
     if (v->group) want_group(s, v->group); /* a child runs only with its whole group */
     const sw_graph *g = &s->reg->graph;
-    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) sup_want(s, g->edges[k].to);
+    for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++) want(s, g->edges[k].to);
 }
 
 /* Why v cannot start yet: NULL if every dependency runs; sets *for_good when one is blocked
@@ -153,7 +148,7 @@ static bool block(sw_svc *v, const sw_svc *dep)
     snprintf(reason, sizeof reason, "%s %s %s", sibling ? "earlier sibling" : "dependency", dep->entry->id,
              sw_svc_state_name(sw_svc_state_of(dep)));
     if (v->reason && strcmp(v->reason, reason) == 0) return false;
-    svc_enter(v, SW_SUB_BLOCKED, reason, -1);
+    svc_block(v, reason);
     return true; /* its own dependents are blocked too */
 }
 
@@ -201,7 +196,9 @@ static void settle_groups(sw_supervisor *s)
 
 /* ---- stopping ---- */
 
-bool sup_stop_wave(sw_supervisor *s, const bool *stopping)
+/* Stops every service in `stopping` whose dependents and later siblings in it are down; true
+ * while any of them is still active. */
+static bool stop_wave(sw_supervisor *s, const bool *stopping)
 {
     bool any_active = false;
     for (size_t i = 0; i < s->n; i++) {
@@ -231,7 +228,7 @@ static void continue_stops(sw_supervisor *s)
     bool *set = calloc(s->n, 1);
     if (!set) return;
     for (size_t i = first; i < s->n; i++) set[i] = in_stop_set(s->svcs[i]);
-    sup_stop_wave(s, set);
+    stop_wave(s, set);
     free(set);
     sup_plan p = {0};
     sup_group_releases(s, &p);
@@ -243,7 +240,7 @@ static void check_shutdown(sw_supervisor *s)
     bool *all = malloc(s->n ? s->n : 1);
     if (!all) return;
     memset(all, 1, s->n);
-    bool any = sup_stop_wave(s, all);
+    bool any = stop_wave(s, all);
     free(all);
     settle_groups(s);
     if (any || s->n_retired || s->done) return;
@@ -253,7 +250,8 @@ static void check_shutdown(sw_supervisor *s)
     uv_stop(s->loop);
 }
 
-void sup_reap_retired(sw_supervisor *s)
+/* Frees the services a reload removed once down; stops the highest start level still active. */
+static void reap_retired(sw_supervisor *s)
 {
     size_t kept = 0, top = 0;
     bool any_active = false;
@@ -290,7 +288,7 @@ static void tell_change(sw_supervisor *s)
 
 void sup_settle(sw_supervisor *s)
 {
-    sup_reap_retired(s);
+    reap_retired(s);
     if (s->shutting_down) {
         check_shutdown(s);
     } else {

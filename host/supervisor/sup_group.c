@@ -96,18 +96,14 @@ static void grp_closed(uv_handle_t *h)
     free(g);
 }
 
-void sup_groups_close(sw_supervisor *s)
+void sup_groups_drop(sw_supervisor *s)
 {
-    for (size_t k = 0; k < s->n_grps; k++) {
+    for (size_t k = 0; k < s->n_grps; k++) { /* each is freed once its timers have closed */
         sw_grp *g = s->grps[k];
         g->open_timers = 2;
         uv_close((uv_handle_t *)&g->timer, grp_closed);
         uv_close((uv_handle_t *)&g->set_timer, grp_closed);
     }
-}
-
-void sup_groups_free(sw_supervisor *s)
-{
     free(s->grps);
     s->grps = NULL;
     s->n_grps = 0;
@@ -343,13 +339,5 @@ void sup_group_releases(sw_supervisor *s, sup_plan *p)
         bool free_again = g->state == SW_SVC_FAILED && !g->final && !g->waiting;
         for (size_t i = 0; i < g->n_members && free_again; i++) free_again = released(g->members[i]);
         if (free_again) grp_step(p, g, SW_SVC_STARTING, "restarting");
-    }
-}
-
-void sup_group_cancel(sw_supervisor *s, sup_plan *p)
-{
-    for (size_t k = 0; k < s->n_grps; k++) {
-        sup_plan_add(p, (sup_step){.kind = SUP_GRP_RESTART, .grp = s->grps[k], .delay = -1});
-        sup_plan_add(p, (sup_step){.kind = SUP_GRP_SET_RESTART, .grp = s->grps[k], .delay = -1});
     }
 }

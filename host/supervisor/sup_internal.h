@@ -1,7 +1,8 @@
 /* What the supervisor's files share. The deciders (sup_group.c: groups; sup_reload.c: reload)
  * read the services and return a plan; the actor (sup_apply.c) applies plans, starts what can
  * start and stops in waves; supervisor.c holds the entry points, each ending in sup_settle.
- * One service's lifecycle is service.h's. Everything here runs on the supervisor's loop thread. */
+ * One service's lifecycle is service.h's. Everything here runs on the supervisor's loop
+ * thread unless it says otherwise. */
 #ifndef STEWARD_SUP_INTERNAL_H
 #define STEWARD_SUP_INTERNAL_H
 
@@ -41,42 +42,35 @@ typedef struct sup_plan {
 
 /* Appends a step (reason copied). Aborts when out of memory. */
 void sup_plan_add(sup_plan *p, sup_step step);
-void sup_plan_free(sup_plan *p);
 
 /* ---- the actor (sup_apply.c) ---- */
 
-/* Applies p's steps in order (and frees p). */
+/* Applies p's steps in order, then frees them (p is left empty). */
 void sup_apply(sw_supervisor *s, sup_plan *p);
 /* The end of every entry point: stop waves go on, holds whose set is down are released,
  * whatever can start starts (the one reconcile), the change subscriber is told. */
 void sup_settle(sw_supervisor *s);
-/* Wants service i and, transitively, what it needs (its whole top-level group included). */
-void sup_want(sw_supervisor *s, size_t i);
-/* Stops every service in set whose dependents and later siblings in set are down; true while
- * any of them is still active. */
-bool sup_stop_wave(sw_supervisor *s, const bool *set);
-/* Frees the services a reload removed once down; stops the highest start level still active. */
-void sup_reap_retired(sw_supervisor *s);
-
-/* ---- shared by service.c and the actor ---- */
-
 /* Arms a one-shot timer ns from now (never early: refreshes libuv's cached clock). */
 void sup_arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns);
-int64_t sup_wall_ns(void);
-/* Logs one "service state" event for an id (a service or a group); marks a change. */
+/* Logs one "service state" event for an id, a service's or a group's; marks a change
+ * (service.c). */
 void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt, const char *reason, int64_t next_ns);
-/* The workers' callbacks (any thread): they queue a message and wake the loop. */
+
+/* ---- the workers' side (supervisor.c) ---- */
+
+/* The callbacks service.c gives the runtime and the preparer (any thread): each queues a
+ * message and wakes the loop; out of memory, the message is lost (a standby is discarded). */
 void sup_on_exit(void *arg, uint64_t pid, const sw_exit_info *info);
 void sup_on_ready(void *arg, uint64_t pid);
 void sup_on_prepared(void *tag, sw_proc *p);
 
 /* ---- groups (sup_group.c) ---- */
 
-/* The tree of s's current snapshot; closing its timers; freeing it once they closed. */
+/* The tree of s's current snapshot (aborts when out of memory); dropping it (each group is
+ * freed once its timers have closed). */
 void sup_groups_build(sw_supervisor *s);
-void sup_groups_close(sw_supervisor *s);
-void sup_groups_free(sw_supervisor *s);
-/* g enters st (reason), logged. */
+void sup_groups_drop(sw_supervisor *s);
+/* g enters st (reason): its one logged transition. */
 void sup_grp_enter(sw_grp *g, sw_svc_state st, const char *reason);
 /* A member of the previous sibling (of v or of an enclosing group) that does not run yet:
  * list order says v waits for it. NULL when none. */
@@ -87,12 +81,11 @@ bool sup_later_sibling_active(const sw_svc *v, const bool *set);
 /* Plans: a restart-worthy end (st, reason) of grouped service v that no restart holds yet
  * (its group's window and strategy decide; may fail the group and escalate); wanting g's
  * top-level group; releasing the holds whose set is down and whose delay has passed; the
- * groups that now run (or, in shutdown, are down); shutdown's cancelled group restarts. */
+ * groups that now run (or, in shutdown, are down). */
 void sup_group_child_ended(sw_svc *v, sw_svc_state st, const char *reason, sup_plan *p);
 void sup_group_want(sw_grp *g, sup_plan *p);
 void sup_group_releases(sw_supervisor *s, sup_plan *p);
 void sup_group_settle(sw_supervisor *s, sup_plan *p);
-void sup_group_cancel(sw_supervisor *s, sup_plan *p);
 
 /* ---- reload (sup_reload.c) ---- */
 
@@ -108,13 +101,14 @@ typedef struct sup_reload {
     size_t n_removed, added, n_changed;
 } sup_reload;
 
-/* Loads and checks the app directory again and matches it to s's services; logs every error
- * and returns -1 (errors: a malloc'd text, if not NULL) when nothing may change. */
+/* Loads and checks the app directory again and matches it to s's services by id. On any
+ * error logs each one and returns -1 (errors: a malloc'd text, if not NULL); r then holds
+ * nothing. Else 0: r holds reg and policies, for the caller to keep, and arrays for
+ * sup_reload_free. Aborts when out of memory. */
 int sup_reload_plan(sw_supervisor *s, bool restart_all, sup_reload *r, char **errors);
 void sup_reload_free(sup_reload *r);
 /* Once the new services are in place: the changed ones and their dependents restart (held by
  * hand, fresh if they had failed for good); auto-start services and groups new to s start. */
-void sup_reload_restarts(sw_supervisor *s, const bool *changed, sup_plan *p);
-void sup_reload_wants(sw_supervisor *s, sup_plan *p);
+void sup_reload_steps(sw_supervisor *s, const bool *changed, sup_plan *p);
 
 #endif

@@ -132,7 +132,7 @@ static void restart_with_dependents(sw_supervisor *s, size_t i, bool *seen, sup_
     for (size_t k = 0; k < v->n_dependents; k++) restart_with_dependents(s, v->dependents[k], seen, p);
 }
 
-void sup_reload_restarts(sw_supervisor *s, const bool *changed, sup_plan *p)
+static void restarts(sw_supervisor *s, const bool *changed, sup_plan *p)
 {
     bool *seen = zalloc(s->n, 1);
     for (size_t i = 0; i < s->n; i++)
@@ -140,7 +140,9 @@ void sup_reload_restarts(sw_supervisor *s, const bool *changed, sup_plan *p)
     free(seen);
 }
 
-void sup_reload_wants(sw_supervisor *s, sup_plan *p)
+/* Auto-start services and top-level groups new to s are wanted; grouped services wanted
+ * before want their new groups. */
+static void wants(sw_supervisor *s, sup_plan *p)
 {
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
@@ -155,4 +157,10 @@ void sup_reload_wants(sw_supervisor *s, sup_plan *p)
         for (size_t i = 0; i < g->n_members && fresh; i++) fresh = !g->members[i]->run_start;
         if (fresh) sup_plan_add(p, (sup_step){.kind = SUP_WANT, .grp = g});
     }
+}
+
+void sup_reload_steps(sw_supervisor *s, const bool *changed, sup_plan *p)
+{
+    restarts(s, changed, p);
+    wants(s, p);
 }

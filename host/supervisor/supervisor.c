@@ -118,17 +118,16 @@ static void on_wake(sw_wake *w)
 /* Entry point. */
 void sw_supervisor_start(sw_supervisor *s)
 {
+    sup_plan p = {0};
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
-        if (!v->group && v->entry->as.service.lifecycle.auto_start) sup_want(s, i);
+        if (!v->group && v->entry->as.service.lifecycle.auto_start) sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .svc = v});
     }
     for (size_t k = 0; k < s->n_grps; k++) {
         sw_grp *g = s->grps[k];
-        if (g->parent || !g->entry->as.group.lifecycle.auto_start) continue;
-        sup_plan p = {0};
-        sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .grp = g});
-        sup_apply(s, &p);
+        if (!g->parent && g->entry->as.group.lifecycle.auto_start) sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .grp = g});
     }
+    sup_apply(s, &p);
     sup_settle(s);
 }
 
@@ -150,8 +149,11 @@ void sw_supervisor_shutdown(sw_supervisor *s)
     s->changed = true;
     sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
     if (s->notify) s->notify(s->notify_arg, "STOPPING=1");
-    sup_plan p = {0};
-    sup_group_cancel(s, &p);
+    sup_plan p = {0}; /* no group restarts any more */
+    for (size_t k = 0; k < s->n_grps; k++) {
+        sup_plan_add(&p, (sup_step){.kind = SUP_GRP_RESTART, .grp = s->grps[k], .delay = -1});
+        sup_plan_add(&p, (sup_step){.kind = SUP_GRP_SET_RESTART, .grp = s->grps[k], .delay = -1});
+    }
     sup_apply(s, &p);
     for (size_t i = 0; i < s->n; i++) svc_drop_standby(s->svcs[i]);
     sup_arm(&s->shutdown_timer, shutdown_timed_out, s->shutdown_timeout_ns);
@@ -328,16 +330,13 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
     s->reg = r.reg; /* our reference */
     s->changed = true;
     rebuild(s, &r);
-    sup_groups_close(s);
-    sup_groups_free(s);
+    sup_groups_drop(s);
     sup_groups_build(s);
     build_dependents(s);
     sw_runtime_set_registry(s->rt, r.reg);
     sw_runtime_set_security(s->rt, r.policies); /* running processes see it at their next check */
     sup_plan p = {0};
-    sup_reload_restarts(s, r.changed, &p);
-    sup_apply(s, &p);
-    sup_reload_wants(s, &p);
+    sup_reload_steps(s, r.changed, &p);
     sup_apply(s, &p);
     log_reloaded(s, &r, restart_all);
     sup_reload_free(&r);
@@ -409,9 +408,8 @@ void sw_supervisor_close(sw_supervisor *s)
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) svc_free(s->svcs[i]);
     for (size_t i = 0; i < s->n_retired; i++) svc_free(s->retired[i]);
-    sup_groups_close(s);
+    sup_groups_drop(s);
     uv_run(s->loop, UV_RUN_DEFAULT);
-    sup_groups_free(s);
     free(s->svcs);
     free(s->retired);
     sw_registry_free(s->reg);
