@@ -45,12 +45,31 @@ static sw_grp *grp_new(sw_supervisor *s, const sw_entry *e)
     return g;
 }
 
+/* g's children, found by entry index among the services and groups. */
+static void link_children(sw_grp *g, sw_svc **svc_of, sw_grp **grp_of)
+{
+    const sw_reflist *kids = &g->entry->as.group.children;
+    for (size_t c = 0; c < kids->n; c++) {
+        const sw_entry *t = kids->v[c].target;
+        if (t->kind == SW_KIND_SERVICE) {
+            g->children[c].svc = svc_of[t->index];
+            svc_of[t->index]->group = g;
+            svc_of[t->index]->pos = c;
+        } else {
+            g->children[c].grp = grp_of[t->index];
+            grp_of[t->index]->parent = g;
+            grp_of[t->index]->pos = c;
+        }
+    }
+    g->n_children = kids->n;
+}
+
 void sup_groups_build(sw_supervisor *s)
 {
     const sw_registry *r = s->reg;
-    sw_grp **by_entry = calloc(r->n_entries ? r->n_entries : 1, sizeof *by_entry);
+    sw_grp **grp_of = calloc(r->n_entries ? r->n_entries : 1, sizeof *grp_of);
     sw_svc **svc_of = calloc(r->n_entries ? r->n_entries : 1, sizeof *svc_of);
-    if (!by_entry || !svc_of) abort();
+    if (!grp_of || !svc_of) abort();
     for (size_t i = 0; i < s->n; i++) svc_of[s->svcs[i]->entry->index] = s->svcs[i];
     s->n_grps = 0;
     for (size_t i = 0; i < r->n_entries; i++) s->n_grps += r->entries[i]->kind == SW_KIND_GROUP;
@@ -58,31 +77,15 @@ void sup_groups_build(sw_supervisor *s)
     if (!s->grps) abort();
     size_t k = 0;
     for (size_t i = 0; i < r->n_entries; i++)
-        if (r->entries[i]->kind == SW_KIND_GROUP) s->grps[k++] = by_entry[i] = grp_new(s, r->entries[i]);
-    for (k = 0; k < s->n_grps; k++) {
-        sw_grp *g = s->grps[k];
-        const sw_reflist *kids = &g->entry->as.group.children;
-        for (size_t c = 0; c < kids->n; c++) {
-            const sw_entry *t = kids->v[c].target;
-            if (t->kind == SW_KIND_SERVICE) {
-                g->children[c].svc = svc_of[t->index];
-                svc_of[t->index]->group = g;
-                svc_of[t->index]->pos = c;
-            } else {
-                g->children[c].grp = by_entry[t->index];
-                by_entry[t->index]->parent = g;
-                by_entry[t->index]->pos = c;
-            }
-        }
-        g->n_children = kids->n;
-    }
+        if (r->entries[i]->kind == SW_KIND_GROUP) s->grps[k++] = grp_of[i] = grp_new(s, r->entries[i]);
+    for (k = 0; k < s->n_grps; k++) link_children(s->grps[k], svc_of, grp_of);
     for (k = 0; k < s->n_grps; k++) {
         sw_grp *g = s->grps[k];
         g->members = calloc(count_members(g) + 1, sizeof *g->members);
         if (!g->members) abort();
         add_members(g, g);
     }
-    free(by_entry);
+    free(grp_of);
     free(svc_of);
 }
 

@@ -305,6 +305,22 @@ static void rebuild(sw_supervisor *s, const sup_reload *r)
 
 static void build_dependents(sw_supervisor *s);
 
+/* The new snapshot in place: services matched, removed ones retired, groups and dependents
+ * built again, the runtime given the new registry and policies. */
+static void install(sw_supervisor *s, const sup_reload *r)
+{
+    const sw_registry *old = s->reg;
+    s->reg = r->reg; /* our reference */
+    s->changed = true;
+    rebuild(s, r);
+    sup_groups_drop(s);
+    sup_groups_build(s);
+    build_dependents(s);
+    sw_runtime_set_registry(s->rt, r->reg);
+    sw_runtime_set_security(s->rt, r->policies); /* running processes see it at their next check */
+    sw_registry_free(old);
+}
+
 static void log_reloaded(sw_supervisor *s, const sup_reload *r, bool restart_all)
 {
     sw_log_field f[4] = {{.key = "added", .type = SW_LF_INT, .i = (int64_t)r->added},
@@ -326,21 +342,12 @@ int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
         if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
         return -1;
     }
-    const sw_registry *old = s->reg;
-    s->reg = r.reg; /* our reference */
-    s->changed = true;
-    rebuild(s, &r);
-    sup_groups_drop(s);
-    sup_groups_build(s);
-    build_dependents(s);
-    sw_runtime_set_registry(s->rt, r.reg);
-    sw_runtime_set_security(s->rt, r.policies); /* running processes see it at their next check */
+    install(s, &r);
     sup_plan p = {0};
     sup_reload_steps(s, r.changed, &p);
     sup_apply(s, &p);
     log_reloaded(s, &r, restart_all);
     sup_reload_free(&r);
-    sw_registry_free(old);
     sup_settle(s);
     if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1"); /* else when it settles */
     return 0;
