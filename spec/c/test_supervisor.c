@@ -486,6 +486,117 @@ static void test_zero_delay_never_grows(void **state)
     assert_int_equal(sw_backoff_delay(&r, 5000, 0.5), 90 * SW_NS_PER_S);
 }
 
+/* ---- the sub-states and their public view ---- */
+
+static void test_sub_state_views(void **state)
+{
+    (void)state;
+    static const struct {
+        sw_svc_sub sub;
+        sw_svc_state st;
+    } views[] = {
+        {SW_SUB_INACTIVE, SW_SVC_INACTIVE},        {SW_SUB_BLOCKED, SW_SVC_INACTIVE},
+        {SW_SUB_INACTIVE_FOR_GOOD, SW_SVC_INACTIVE}, {SW_SUB_AWAIT_STANDBY, SW_SVC_STARTING},
+        {SW_SUB_STARTING, SW_SVC_STARTING},        {SW_SUB_START_TIMED_OUT, SW_SVC_STARTING},
+        {SW_SUB_STARTING_KILLED, SW_SVC_STARTING}, {SW_SUB_RUNNING, SW_SVC_RUNNING},
+        {SW_SUB_RUNNING_KILLED, SW_SVC_RUNNING},   {SW_SUB_STOPPING, SW_SVC_STOPPING},
+        {SW_SUB_STOPPING_KILLED, SW_SVC_STOPPING}, {SW_SUB_BACKOFF_STOPPED, SW_SVC_STOPPED},
+        {SW_SUB_BACKOFF_FAILED, SW_SVC_FAILED},    {SW_SUB_STOPPED, SW_SVC_STOPPED},
+        {SW_SUB_FAILED, SW_SVC_FAILED},            {SW_SUB_STOPPED_FOR_GOOD, SW_SVC_STOPPED},
+        {SW_SUB_FAILED_FOR_GOOD, SW_SVC_FAILED},   {SW_SUB_DISCARDED, SW_SVC_STOPPED},
+    };
+    assert_int_equal(sizeof views / sizeof views[0], SW_SUB_DISCARDED + 1);
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) assert_int_equal(sw_svc_view(views[i].sub), views[i].st);
+}
+
+/* A stop by hand reaches a service whose dependent is still stopping: if it ends by itself
+ * before its CANCEL comes, that end is final (its own reason, no restart). */
+static void test_stop_one_own_end_before_cancel_is_final(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: late_crash\n"
+                    "    kind: process.lua\n"
+                    "    source: |\n"
+                    "      return function() time.sleep(\"300ms\"); error(\"late\") end\n"
+                    "  - name: stubborn\n"
+                    "    kind: process.lua\n"
+                    "    source: |\n"
+                    "      return function() while true do time.sleep(\"1s\") end end\n"
+                    "  - name: a\n"
+                    "    kind: process.service\n"
+                    "    process: late_crash\n"
+                    "    lifecycle:\n"
+                    "      auto_start: true\n"
+                    "      restart: { policy: always, initial_delay: 10ms, jitter: 0 }\n"
+                    "  - name: b\n"
+                    "    kind: process.service\n"
+                    "    process: stubborn\n"
+                    "    lifecycle: { auto_start: true, depends_on: [ a ], stop_timeout: 900ms }\n");
+    await_state(f, "app:b", SW_SVC_RUNNING, 2000);
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
+    sw_svc *a = svc(f, "app:a"), *b = svc(f, "app:b");
+    assert_int_equal(b->sub, SW_SUB_STOPPING);
+    assert_int_equal(a->sub, SW_SUB_RUNNING); /* waits for its dependent */
+    assert_true(sw_svc_for_good(a));
+    await_state(f, "app:a", SW_SVC_FAILED, 2000);
+    assert_int_equal(a->sub, SW_SUB_FAILED_FOR_GOOD);
+    assert_non_null(strstr(a->reason, "late"));
+    assert_int_equal(sw_svc_state_of(b), SW_SVC_STOPPING);
+    await_state(f, "app:b", SW_SVC_STOPPED, 3000);
+    assert_int_equal(b->sub, SW_SUB_STOPPED_FOR_GOOD);
+    assert_string_equal(b->reason, "killed after stop_timeout");
+    run_for(f, 50);
+    assert_int_equal(count_events(f, "app:a", "starting"), 1);
+    assert_int_equal(count_events(f, "app:b", "starting"), 1);
+    fx_close(f);
+}
+
+/* ---- the change subscription ---- */
+
+typedef struct watcher {
+    sw_supervisor *sup;
+    int calls, depth, max_depth;
+    const char *start_on_call; /* a request made from inside the subscriber, once */
+} watcher;
+
+static void on_change(void *arg)
+{
+    watcher *w = arg;
+    w->calls++;
+    if (++w->depth > w->max_depth) w->max_depth = w->depth;
+    const char *id = w->start_on_call;
+    w->start_on_call = NULL;
+    if (id) assert_int_equal(sw_supervisor_start_one(w->sup, id), 0);
+    w->depth--;
+}
+
+static void test_change_subscription(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: a\n"
+                    "    kind: process.service\n"
+                    "    process: wait_cancel\n"
+                    "  - name: b\n"
+                    "    kind: process.service\n"
+                    "    process: wait_cancel\n");
+    watcher w = {.sup = &f->sup};
+    sw_supervisor_on_change(&f->sup, on_change, &w);
+    assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0);
+    assert_int_equal(w.calls, 1); /* once, at the end of the request */
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_RUNNING);
+    assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0); /* runs already: nothing changes */
+    assert_int_equal(w.calls, 1);
+    w.start_on_call = "app:b";
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
+    assert_int_equal(w.calls, 3); /* the request made from the subscriber is told by a further call */
+    assert_int_equal(w.max_depth, 1);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
+    await_state(f, "app:a", SW_SVC_STOPPED, 2000);
+    assert_true(w.calls >= 4); /* the end of a's run, a batch of worker messages */
+    sw_supervisor_on_change(&f->sup, NULL, NULL);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +609,9 @@ int main(void)
         cmocka_unit_test(test_start_one_never_service_again),
         cmocka_unit_test(test_unknown_ids),
         cmocka_unit_test(test_zero_delay_never_grows),
+        cmocka_unit_test(test_sub_state_views),
+        cmocka_unit_test(test_stop_one_own_end_before_cancel_is_final),
+        cmocka_unit_test(test_change_subscription),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
