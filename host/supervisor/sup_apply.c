@@ -89,7 +89,7 @@ static void apply_step(sw_supervisor *s, const sup_step *st)
     case SUP_END_HELD: svc_end_held(st->svc, st->st, st->reason); break;
     case SUP_OWN_RESTART: svc_schedule_restart(st->svc, st->st, st->reason, st->delay); break;
     case SUP_SET_RESTART: svc_set_restart(st->svc, st->st, st->reason, st->delay); break;
-    case SUP_GRP_STATE: sup_grp_enter(st->grp, st->st, st->reason); break;
+    case SUP_GRP_STATE: sup_grp_enter(st->grp, st->st, st->reason, st->attempt); break;
     case SUP_GRP_RESTART: grp_timer(st->grp, true, st->delay); break;
     case SUP_GRP_SET_RESTART: grp_timer(st->grp, false, st->delay); break;
     }

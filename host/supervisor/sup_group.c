@@ -154,16 +154,16 @@ bool sup_later_sibling_active(const sw_svc *v, const bool *set)
 
 /* ---- states and wanting ---- */
 
-void sup_grp_enter(sw_grp *g, sw_svc_state st, const char *reason)
+void sup_grp_enter(sw_grp *g, sw_svc_state st, const char *reason, int64_t attempt)
 {
     g->state = st;
     if (st == SW_SVC_RUNNING) g->run_start = uv_hrtime();
-    sup_log_state(g->sup, g->entry->id, st, g->attempt + 1, reason, -1);
+    sup_log_state(g->sup, g->entry->id, st, attempt, reason, -1);
 }
 
 static void grp_step(sup_plan *p, sw_grp *g, sw_svc_state st, const char *reason)
 {
-    sup_plan_add(p, (sup_step){.kind = SUP_GRP_STATE, .grp = g, .st = st, .reason = (char *)reason});
+    sup_plan_add(p, (sup_step){.kind = SUP_GRP_STATE, .grp = g, .st = st, .reason = (char *)reason, .attempt = g->attempt + 1});
 }
 
 static void want_subtree(sw_grp *g, sup_plan *p)

@@ -32,6 +32,8 @@ typedef struct sup_step {
     sw_svc_state st;
     bool for_good;
     int64_t delay;               /* ns */
+    int64_t attempt;             /* SUP_GRP_STATE: logged with it, as when decided (the decider
+                                    may count the group's next attempt right after) */
     char *reason;                /* the plan's own copy, or NULL */
 } sup_step;
 
@@ -70,8 +72,8 @@ void sup_on_prepared(void *tag, sw_proc *p);
  * freed once its timers have closed). */
 void sup_groups_build(sw_supervisor *s);
 void sup_groups_drop(sw_supervisor *s);
-/* g enters st (reason): its one logged transition. */
-void sup_grp_enter(sw_grp *g, sw_svc_state st, const char *reason);
+/* g enters st (reason), logged with attempt: its one logged transition. */
+void sup_grp_enter(sw_grp *g, sw_svc_state st, const char *reason, int64_t attempt);
 /* A member of the previous sibling (of v or of an enclosing group) that does not run yet:
  * list order says v waits for it. NULL when none. */
 const sw_svc *sup_sibling_pending(const sw_svc *v);

@@ -551,6 +551,45 @@ static void test_stop_one_own_end_before_cancel_is_final(void **state)
     fx_close(f);
 }
 
+/* A group that fails is logged with the attempt that failed, before its parent counts the
+ * next one (at the root and nested). */
+static void test_group_failure_logged_with_its_attempt(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: m\n"
+                    "    kind: process.service\n"
+                    "    process: crash\n"
+                    "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
+                    "  - name: g\n"
+                    "    kind: service.group\n"
+                    "    intensity: 0\n"
+                    "    children: [ m ]\n"
+                    "    lifecycle: { auto_start: true, restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
+                    "  - name: w\n"
+                    "    kind: process.service\n"
+                    "    process: crash\n"
+                    "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
+                    "  - name: q\n"
+                    "    kind: service.group\n"
+                    "    strategy: one_for_all\n"
+                    "    intensity: 0\n"
+                    "    children: [ w ]\n"
+                    "    lifecycle: { restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
+                    "  - name: p\n"
+                    "    kind: service.group\n"
+                    "    children: [ q ]\n"
+                    "    lifecycle: { auto_start: true }\n");
+    await_count(f, "app:g", "failed", 2, 3000);
+    await_count(f, "app:q", "failed", 2, 3000);
+    char *log = log_text(f);
+    assert_non_null(strstr(log, "\"service\":\"app:g\",\"state\":\"failed\",\"attempt\":1,"));
+    assert_non_null(strstr(log, "\"service\":\"app:g\",\"state\":\"failed\",\"attempt\":2,"));
+    assert_non_null(strstr(log, "\"service\":\"app:q\",\"state\":\"failed\",\"attempt\":1,"));
+    assert_non_null(strstr(log, "\"service\":\"app:q\",\"state\":\"failed\",\"attempt\":2,"));
+    free(log);
+    fx_close(f);
+}
+
 /* ---- the change subscription ---- */
 
 typedef struct watcher {
@@ -611,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_zero_delay_never_grows),
         cmocka_unit_test(test_sub_state_views),
         cmocka_unit_test(test_stop_one_own_end_before_cancel_is_final),
+        cmocka_unit_test(test_group_failure_logged_with_its_attempt),
         cmocka_unit_test(test_change_subscription),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
