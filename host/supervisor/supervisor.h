@@ -162,34 +162,44 @@ struct sw_supervisor {
     void *notify_arg;
 };
 
-/* Every function here runs on the loop's thread. */
+/* Every function here runs on the loop's thread, and none calls back into its caller except
+ * through the change subscriber and `notify`. */
 
-/* Prepares the services of reg (no process runs yet; reg is retained). 0 or -1. */
+/* Prepares the services of reg in caller storage s: no process runs yet. reg is retained
+ * (released by close); loop, rt and log are borrowed and must outlive s. 0, or -1 when out of
+ * memory or the wake-up cannot be made. */
 int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log);
-/* Starts the auto-start services and groups and what they depend on. */
+/* Starts the auto-start services and groups and what they depend on. Cannot fail: a service
+ * that cannot be launched ends `failed` with the reason. */
 void sw_supervisor_start(sw_supervisor *s);
 /* Graceful shutdown: dependents first, CANCEL then kill after stop_timeout, all bounded by
- * the shutdown timeout. `done` becomes true (and the loop is stopped) when nothing runs. */
+ * the shutdown timeout. `done` becomes true (and the loop is stopped) when nothing runs.
+ * A second call does nothing. */
 void sw_supervisor_shutdown(sw_supervisor *s);
 /* The operations the control socket exposes: start one service (and what it needs), stop
- * one (its dependents first; it stays stopped), restart one (then its dependents). 0, or -1
- * if id names no service. */
+ * one (its dependents first; it stays stopped), restart one (then its dependents). They
+ * return at once; the services get there over later entry points (see on_change). 0, or -1
+ * if id names no service or when out of memory (then nothing changed). id is borrowed. */
 int sw_supervisor_start_one(sw_supervisor *s, const char *id);
 int sw_supervisor_stop_one(sw_supervisor *s, const char *id);
 int sw_supervisor_restart_one(sw_supervisor *s, const char *id);
 /* Reload (SIGHUP; SIGUSR2 with restart_all): loads the app directory again; on any error logs
  * every one and changes nothing (returns -1 and, if errors is not NULL, a malloc'd text of
- * them); else applies the difference (docs/supervision.md) and returns 0. */
+ * them for the caller to free); else applies the difference (docs/supervision.md) and
+ * returns 0. Services removed keep their memory until they are down. */
 int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors);
-/* The service of an id, or NULL; for status queries (read its fields on the loop's thread). */
+/* The service of an id, or NULL; for status queries. Borrowed: valid until the next entry
+ * point (a reload may free a removed service once it is down). */
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);
 /* Subscribes fn (one subscriber; NULL unsubscribes): called once at the end of each entry
  * point in which any service or group changed, after its reconcile. fn may call back into the
  * supervisor (start_one, ...): the changes that makes are told by a further call, not nested. */
 void sw_supervisor_on_change(sw_supervisor *s, void (*fn)(void *arg), void *arg);
-/* Closes the loop handles; call after the loop has stopped. */
+/* Frees everything s holds and closes its loop handles, running the loop until they are
+ * closed; call after the loop has stopped (after shutdown, or without a start). */
 void sw_supervisor_close(sw_supervisor *s);
 
+/* Reading a service (none fails; v is borrowed). */
 const char *sw_svc_state_name(sw_svc_state st);
 /* The public state of a sub-state, and of a service. */
 sw_svc_state sw_svc_view(sw_svc_sub sub);
