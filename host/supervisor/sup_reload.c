@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "change.h"
-#include "service.h"
 #include "sup_internal.h"
 
 /* ---- loading ---- */
