@@ -71,7 +71,7 @@ static void on_probe(uv_timer_t *t)
     }
     if (p->shutdown_sent) return;
     size_t running = 0;
-    for (size_t i = 0; i < s->n; i++) running += s->svcs[i]->state == SW_SVC_RUNNING;
+    for (size_t i = 0; i < s->n; i++) running += sw_svc_state_of(s->svcs[i]) == SW_SVC_RUNNING;
     if ((int64_t)running == p->target) {
         p->t_done = now();
         p->shutdown_sent = true;

@@ -18,7 +18,6 @@
 #include "json.h"
 
 #define MAX_CONNS 64
-#define POLL_MS 10 /* how often a waiting start/stop/restart looks at the services */
 
 typedef struct ctl_conn ctl_conn;
 
@@ -30,7 +29,6 @@ typedef struct backlog {
 
 struct sw_control {
     uv_pipe_t server;
-    uv_timer_t poll;
     sw_supervisor *sup;
     char *path;
     dev_t dev;
@@ -44,13 +42,16 @@ struct sw_control {
 
 struct ctl_conn {
     uv_pipe_t pipe;
+    uv_timer_t deadline;     /* a pending request's timeout */
+    int handles;             /* of pipe and deadline, not yet closed */
     sw_control *ctl;
     ctl_conn *next, **link;
     char line[SW_CTL_MAX_LINE + 1];
     size_t len;
     bool discarding;         /* inside an oversized line: skip to its newline */
     bool eof, closing;
-    bool pending;            /* a start/stop/restart waits for its outcome */
+    bool pending;            /* a start/stop/restart waits for its outcome: answered when the
+                                supervisor tells of a change (on_change) or at its deadline */
     sw_ctl_op op;
     backlog backlog;         /* bytes read after a pending request's line */
 };
@@ -67,6 +68,7 @@ static void on_conn_closed(uv_handle_t *h)
 {
     ctl_conn *k = h->data;
     k->ctl->open_handles--;
+    if (--k->handles) return;
     sw_ctl_op_free(&k->op);
     free(k->backlog.p);
     free(k);
@@ -80,6 +82,7 @@ static void close_conn(ctl_conn *k)
     if (k->next) k->next->link = k->link;
     k->ctl->n_conns--;
     uv_close((uv_handle_t *)&k->pipe, on_conn_closed);
+    uv_close((uv_handle_t *)&k->deadline, on_conn_closed);
 }
 
 static void on_shutdown(uv_shutdown_t *req, int status)
@@ -145,7 +148,7 @@ static void send_error(ctl_conn *k, const char *msg) { send_reply(k, sw_ctl_erro
 static void feed(ctl_conn *k, const char *p, size_t n);
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
-static void on_poll(uv_timer_t *t);
+static void arm_deadline(ctl_conn *k);
 
 static void handle_line(ctl_conn *k)
 {
@@ -159,9 +162,9 @@ static void handle_line(ctl_conn *k)
         send_reply(k, reply);
         return;
     }
-    k->pending = true; /* the reply comes from the poll timer; read no more until then */
+    k->pending = true; /* the reply comes with a change or at the deadline; read no more until then */
     uv_read_stop((uv_stream_t *)&k->pipe);
-    if (!uv_is_active((uv_handle_t *)&k->ctl->poll)) uv_timer_start(&k->ctl->poll, on_poll, POLL_MS, POLL_MS);
+    arm_deadline(k);
 }
 
 /* Adds bytes to the backlog; a client whose bytes cannot be kept is closed. */
@@ -222,23 +225,39 @@ static void resume(ctl_conn *k)
     else uv_read_start((uv_stream_t *)&k->pipe, on_alloc, on_read);
 }
 
-static void on_poll(uv_timer_t *t)
+/* Answers k's pending request if its services settled or its deadline passed. */
+static bool try_answer(ctl_conn *k)
 {
-    sw_control *c = t->data;
-    bool waiting = false;
+    json_t *reply;
+    if (!sw_ctl_op_poll(&k->op, k->ctl->sup, &reply)) return false;
+    uv_timer_stop(&k->deadline);
+    send_reply(k, reply);
+    resume(k);
+    return true;
+}
+
+/* The supervisor's change subscriber: called at the end of an entry point that changed a
+ * service or group. A request made from here (resume reads the next line) is told of by a
+ * further call. */
+static void on_change(void *arg)
+{
+    sw_control *c = arg;
     for (ctl_conn *k = c->conns, *next; k; k = next) {
         next = k->next;
-        if (!k->pending) continue;
-        json_t *reply;
-        if (!sw_ctl_op_poll(&k->op, c->sup, &reply)) {
-            waiting = true;
-            continue;
-        }
-        send_reply(k, reply);
-        resume(k);
-        waiting = waiting || k->pending;
+        if (k->pending) try_answer(k);
     }
-    if (!waiting) uv_timer_stop(t);
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    ctl_conn *k = t->data;
+    if (k->pending && !try_answer(k)) arm_deadline(k); /* fired a little early */
+}
+
+static void arm_deadline(ctl_conn *k)
+{
+    uint64_t now = uv_hrtime(), left = k->op.deadline > now ? k->op.deadline - now : 0;
+    uv_timer_start(&k->deadline, on_deadline, left / 1000000 + 1, 0);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -289,7 +308,10 @@ static void on_connection(uv_stream_t *server, int status)
     k->ctl = c;
     uv_pipe_init(server->loop, &k->pipe, 0);
     k->pipe.data = k;
-    c->open_handles++;
+    uv_timer_init(server->loop, &k->deadline);
+    k->deadline.data = k;
+    k->handles = 2;
+    c->open_handles += 2;
     k->next = c->conns;
     if (c->conns) c->conns->link = &k->next;
     k->link = &c->conns;
@@ -394,13 +416,11 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, char *err, size_
     }
     c->sup = s;
     c->start = uv_hrtime();
-    uv_timer_init(s->loop, &c->poll);
-    c->poll.data = c;
-    c->open_handles++;
     if (listen_on(c, path, err, errlen) != 0) {
         sw_control_close(c);
         return NULL;
     }
+    sw_supervisor_on_change(s, on_change, c);
     sw_log_field f = {.key = "socket", .type = SW_LF_STR, .s = path};
     sw_log_write(s->log, SW_LOG_INFO, NULL, "control socket", &f, 1);
     return c;
@@ -415,10 +435,10 @@ void sw_control_remove_file(const sw_control *c)
 void sw_control_close(sw_control *c)
 {
     if (!c) return;
+    sw_supervisor_on_change(c->sup, NULL, NULL);
     for (ctl_conn *k = c->conns; k; k = k->next) /* a short reply is written at once, before the close */
         if (k->pending) send_error(k, "the host shut down before the operation finished");
     while (c->conns) close_conn(c->conns);
-    uv_close((uv_handle_t *)&c->poll, on_handle_closed);
     uv_close((uv_handle_t *)&c->server, on_handle_closed);
     /* other handles (the supervisor's) keep the loop alive: turn it only until ours are gone */
     for (int i = 0; i < 1000 && c->open_handles > 0; i++) uv_run(c->sup->loop, UV_RUN_NOWAIT);

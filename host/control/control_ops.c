@@ -12,17 +12,6 @@ json_t *sw_ctl_error_reply(const char *msg) { return json_pack("{s:b, s:o}", "ok
 /* {"ok":true,"message":msg} */
 static json_t *ok_reply(const char *msg) { return json_pack("{s:b, s:o}", "ok", 1, "message", sw_json_str(msg)); }
 
-/* A service that will not change by itself soon: running, failed (even if a retry is
- * scheduled), ended for good, blocked by a dependency, or not wanted and down. */
-static bool settled(const sw_svc *v)
-{
-    if (v->held_by) return false;
-    if (v->state == SW_SVC_RUNNING || v->state == SW_SVC_FAILED) return true;
-    if (v->state == SW_SVC_STARTING || v->state == SW_SVC_STOPPING) return false;
-    if (v->waiting || v->final || !v->wanted) return true;
-    return v->state == SW_SVC_INACTIVE && v->reason; /* blocked by a dependency */
-}
-
 static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
 {
     if (set[i]) return;
@@ -43,7 +32,7 @@ static bool done(sw_ctl_op *op, sw_supervisor *s)
 {
     for (size_t k = 0; k < op->n_ids; k++) {
         const sw_svc *v = member(op, s, k);
-        if (v && (op->req.cmd == SW_CTL_STOP ? sw_svc_active(v) : !settled(v))) return false;
+        if (v && (op->req.cmd == SW_CTL_STOP ? sw_svc_active(v) : !sw_svc_settled(v))) return false;
     }
     return true;
 }
@@ -53,7 +42,8 @@ static bool succeeded(const sw_ctl_op *op, const sw_svc *v)
 {
     if (!v) return op->req.cmd == SW_CTL_STOP;
     if (op->req.cmd == SW_CTL_STOP) return !sw_svc_active(v);
-    return v->state == SW_SVC_RUNNING || (v->state == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
+    sw_svc_state st = sw_svc_state_of(v);
+    return st == SW_SVC_RUNNING || (st == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
 }
 
 static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, char *out, size_t size)
@@ -63,7 +53,7 @@ static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, cha
         snprintf(out, size, "%s was removed by a reload", id);
         return;
     }
-    const char *state = sw_svc_state_name(v->state);
+    const char *state = sw_svc_state_name(sw_svc_state_of(v));
     if (!in_time) {
         snprintf(out, size, "%s is still %s after %gs", id, state, op->req.timeout);
     } else if (op->req.cmd == SW_CTL_STOP) {
@@ -73,7 +63,7 @@ static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, cha
         snprintf(out, size, "%s %s%s", id, op->req.cmd == SW_CTL_RESTART ? "restarted: " : "", state);
     } else {
         snprintf(out, size, "%s %s%s%s%s", id, state, v->reason ? ": " : "", v->reason ? v->reason : "",
-                 v->waiting ? " (a retry is scheduled)" : "");
+                 sw_svc_waiting(v) ? " (a retry is scheduled)" : "");
     }
 }
 

@@ -36,7 +36,7 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
     /* one set per key rather than json_pack: this runs for every service of a status */
     json_t *o = json_object();
     int rc = sw_json_set(o, "id", sw_json_str(v->entry->id));
-    rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(v->state)));
+    rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(sw_svc_state_of(v))));
     rc |= sw_json_set(o, "pid", sw_json_str(v->pid ? pid : NULL));
     rc |= sw_json_set(o, "uptime", up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
     rc |= sw_json_set(o, "restarts", json_integer((json_int_t)v->restarts));

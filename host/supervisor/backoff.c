@@ -2,6 +2,7 @@
 #include "backoff.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit)
 {
@@ -12,4 +13,9 @@ int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit)
     if (!(delay <= max)) delay = max; /* also catches overflow to inf */
     delay *= 1.0 + r->jitter * (2.0 * unit - 1.0);
     return delay < 0 ? 0 : (int64_t)llround(delay);
+}
+
+int64_t sw_backoff_next(const sw_restart *r, int64_t attempt)
+{
+    return sw_backoff_delay(r, attempt + 1, rand() / ((double)RAND_MAX + 1));
 }

@@ -1,4 +1,4 @@
-/* A group's restart window (DESIGN §4: more than `intensity` restarts within `period` fail
+/* A group's restart window (docs/supervision.md: more than `intensity` restarts within `period` fail
  * the group). A ring of the last `intensity` restart times: a restart costs O(1) (amortized
  * while the ring grows, which it does only as restarts actually come), never a scan of past
  * restarts, so the cost stays flat however many there were (OTP scans a list). */

@@ -1,8 +1,10 @@
-/* The supervisor (DESIGN §4): services started in dependency order as soon as their
+/* The supervisor (docs/supervision.md): services started in dependency order as soon as their
  * dependencies run, restarted by policy with growing backoff, grouped under service.group
  * strategies, stopped dependents-first, and reloaded from disk. It lives on one libuv loop
  * (the main thread); worker threads tell it about exits and readiness through a locked queue
- * and a wake-up (wake.h), so its state has one owner. */
+ * and a wake-up (wake.h), so its state has one owner. Each entry point (a batch of worker
+ * messages, a timer, a request, a reload, a signal) ends with one reconcile, then one call to
+ * the change subscriber if anything changed. */
 #ifndef STEWARD_SUPERVISOR_H
 #define STEWARD_SUPERVISOR_H
 
@@ -18,9 +20,33 @@
 #include "runtime.h"
 #include "wake.h"
 
+/* The public state of a service or group: what logs and `steward status` show. */
 typedef enum {
     SW_SVC_INACTIVE, SW_SVC_STARTING, SW_SVC_RUNNING, SW_SVC_STOPPING, SW_SVC_STOPPED, SW_SVC_FAILED
 } sw_svc_state;
+
+/* Where a service's lifecycle is (service.c owns it): each combination that occurs is one
+ * value; sw_svc_view maps it to the public state (in brackets). */
+typedef enum {
+    SW_SUB_INACTIVE,          /* [inactive] never started, or wanted again after a stop for good */
+    SW_SUB_BLOCKED,           /* [inactive] with a reason: a dependency or earlier sibling will not run by itself */
+    SW_SUB_INACTIVE_FOR_GOOD, /* [inactive] not started by itself (stopped by hand, removed, its group failed for good) */
+    SW_SUB_AWAIT_STANDBY,     /* [starting] launched when the standby being prepared comes */
+    SW_SUB_STARTING,          /* [starting] its process runs, not ready yet */
+    SW_SUB_START_TIMED_OUT,   /* [starting] killed: not ready within start_timeout; its end is a failure */
+    SW_SUB_STARTING_KILLED,   /* [starting] killed by the shutdown timeout; its end is a stop */
+    SW_SUB_RUNNING,           /* [running] */
+    SW_SUB_RUNNING_KILLED,    /* [running] killed by the shutdown timeout; its end is a stop */
+    SW_SUB_STOPPING,          /* [stopping] CANCEL sent; its end is a stop */
+    SW_SUB_STOPPING_KILLED,   /* [stopping] killed after stop_timeout (or a timeout before) */
+    SW_SUB_BACKOFF_STOPPED,   /* [stopped] its restart timer is armed */
+    SW_SUB_BACKOFF_FAILED,    /* [failed] its restart timer is armed */
+    SW_SUB_STOPPED,           /* [stopped] down; starts again once startable (a hold released, a zero backoff) */
+    SW_SUB_FAILED,            /* [failed] likewise */
+    SW_SUB_STOPPED_FOR_GOOD,  /* [stopped] not started by itself (stopped by hand, returned, gave up) */
+    SW_SUB_FAILED_FOR_GOOD,   /* [failed] not started by itself (not retryable, gave up, cannot launch) */
+    SW_SUB_DISCARDED          /* [stopped] freed; its memory goes when its standby comes back */
+} sw_svc_sub;
 
 typedef struct sw_supervisor sw_supervisor;
 typedef struct sw_grp sw_grp;
@@ -28,7 +54,7 @@ typedef struct sw_grp sw_grp;
 #define SW_SVC_ERRORS 5
 
 /* One service. Allocated on its own so its address (the exit callback's argument) survives
- * a reload that rebuilds the service list. */
+ * a reload that rebuilds the service list. Thread: the loop's. */
 typedef struct sw_svc {
     const sw_entry *entry;
     const sw_registry *reg;      /* the snapshot entry belongs to (a reference) */
@@ -36,19 +62,27 @@ typedef struct sw_svc {
     size_t index;                /* in the graph; (size_t)-1 once removed by a reload */
     sw_grp *group;               /* the enclosing service.group, or NULL (the root) */
     size_t pos;                  /* position among the group's children */
-    sw_svc_state state;
+    sw_svc_sub sub;              /* its lifecycle; changed only by service.c */
+    /* Facts independent of sub, kept beside it (each would multiply the enum): */
+    bool wanted;                 /* should run: auto_start, needed by a wanted one, or by hand. The
+                                    user's and the graph's intent, held in every sub-state */
+    bool ends_for_good;          /* a run under way or pending (starting, running, stopping, in
+                                    backoff) is not followed by another: a stop by hand, a removal,
+                                    a temporary bystander's hold or its group's failure for good
+                                    decide it at any point of the run; once down it becomes the
+                                    sub-state's _FOR_GOOD. As sub-states it would double 11 of them */
+    bool preparing;              /* a standby is being made on the preparer's thread: another
+                                    thread's work, under way in any sub-state, even DISCARDED */
+    sw_grp *held_by;             /* the coordinated restart (a group's strategy, a restart by hand
+                                    or a reload) that stops it and starts it again only when it
+                                    releases it. A relation, not a phase: a held service goes
+                                    running, stopping, stopped while held, and whose hold it is
+                                    decides when it ends */
     uint64_t pid;                /* the current run, 0 when none */
     int64_t attempt;             /* consecutive ends that led to a restart (backoff's n) */
     uint64_t run_start;          /* uv_hrtime of the current run, 0 before the first */
-    bool wanted;                 /* should run: auto_start, needed by a wanted one, or by hand */
-    bool final;                  /* failed for good or stopped by hand: not started by itself */
-    bool waiting;                /* a restart is scheduled (timer armed) */
-    bool stop_requested;         /* CANCEL sent: its end is a stop, not a failure */
-    bool killed_on_timeout;
-    sw_grp *held_by;             /* stopped for a restart this group (or a restart by hand)
-                                    coordinates: not started until the group releases it */
     char *reason;
-    /* what `steward status` shows; the loop's thread only */
+    /* what `steward status` shows */
     uint64_t restarts;           /* runs started after the first */
     int64_t next_attempt_at;     /* wall clock (ns since the epoch) of the scheduled restart, or 0 */
     char *last_errors[SW_SVC_ERRORS]; /* the newest failure reasons, a ring; NULL-padded */
@@ -58,9 +92,6 @@ typedef struct sw_svc {
     size_t retired_level;        /* removed by a reload: its old start level (stops highest first) */
     struct sw_proc *standby;     /* in a crash loop: the next run, created ahead (preparer.h) */
     const sw_entry *standby_of;  /* the entry it was made for */
-    bool preparing;              /* a standby is being made on the preparer's thread */
-    bool awaiting_standby;       /* started: its run is launched when that standby comes */
-    bool doomed;                 /* freed as soon as that standby comes back */
     struct {                     /* the input list encoded as main's arguments, once per entry */
         unsigned char *data;
         size_t len;
@@ -87,7 +118,7 @@ struct sw_grp {
     size_t n_members;
     sw_svc_state state;
     bool wanted;                 /* its members should run */
-    bool busy, holds;            /* scratch of sup_release_holds */
+    bool busy, holds;            /* scratch of sup_group_releases */
     unsigned open_timers;        /* handles still to close before it is freed */
     int64_t attempt;             /* the group's own consecutive failures (its backoff's n) */
     uint64_t run_start;          /* uv_hrtime when it last became running */
@@ -120,6 +151,10 @@ struct sw_supervisor {
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
     bool ready_sent;             /* READY=1 told since the start or the last reload */
+    bool changed;                /* a service or group changed in this entry point */
+    bool telling;                /* the change subscriber is being called */
+    void (*on_change)(void *arg);
+    void *on_change_arg;
     /* Lifecycle news for the outside (sd_notify): "READY=1" once every auto-start service
      * runs, "STOPPING=1" when shutdown begins, "RELOADING=1" then "READY=1" around a reload.
      * Optional; called on the loop's thread. */
@@ -127,31 +162,56 @@ struct sw_supervisor {
     void *notify_arg;
 };
 
-/* Prepares the services of reg (no process runs yet; reg is retained). 0 or -1. Thread: the
- * loop's. */
+/* Every function here runs on the loop's thread, and none calls back into its caller except
+ * through the change subscriber and `notify`. */
+
+/* Prepares the services of reg in caller storage s: no process runs yet. reg is retained
+ * (released by close); loop, rt and log are borrowed and must outlive s. 0, or -1 when out of
+ * memory or the wake-up cannot be made. */
 int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log);
-/* Starts the auto-start services and groups and what they depend on. */
+/* Starts the auto-start services and groups and what they depend on. Cannot fail: a service
+ * that cannot be launched ends `failed` with the reason. */
 void sw_supervisor_start(sw_supervisor *s);
 /* Graceful shutdown: dependents first, CANCEL then kill after stop_timeout, all bounded by
- * the shutdown timeout. `done` becomes true (and the loop is stopped) when nothing runs. */
+ * the shutdown timeout. `done` becomes true (and the loop is stopped) when nothing runs.
+ * A second call does nothing. */
 void sw_supervisor_shutdown(sw_supervisor *s);
 /* The operations the control socket exposes: start one service (and what it needs), stop
- * one (its dependents first; it stays stopped), restart one (then its dependents). 0, or -1
- * if id names no service. */
+ * one (its dependents first; it stays stopped), restart one (then its dependents). They
+ * return at once; the services get there over later entry points (see on_change). 0, or -1
+ * if id names no service or when out of memory (then nothing changed). id is borrowed. */
 int sw_supervisor_start_one(sw_supervisor *s, const char *id);
 int sw_supervisor_stop_one(sw_supervisor *s, const char *id);
 int sw_supervisor_restart_one(sw_supervisor *s, const char *id);
 /* Reload (SIGHUP; SIGUSR2 with restart_all): loads the app directory again; on any error logs
  * every one and changes nothing (returns -1 and, if errors is not NULL, a malloc'd text of
- * them); else applies the difference (DESIGN §4) and returns 0. */
+ * them for the caller to free); else applies the difference (docs/supervision.md) and
+ * returns 0. Services removed keep their memory until they are down. */
 int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors);
-/* The service of an id, or NULL; for status queries (read its fields on the loop's thread). */
+/* The service of an id, or NULL; for status queries. Borrowed: valid until the next entry
+ * point (a reload may free a removed service once it is down). */
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);
-/* Closes the loop handles; call after the loop has stopped. */
+/* Subscribes fn (one subscriber; NULL unsubscribes): called once at the end of each entry
+ * point in which any service or group changed, after its reconcile. fn may call back into the
+ * supervisor (start_one, ...): the changes that makes are told by a further call, not nested. */
+void sw_supervisor_on_change(sw_supervisor *s, void (*fn)(void *arg), void *arg);
+/* Frees everything s holds and closes its loop handles, running the loop until they are
+ * closed; call after the loop has stopped (after shutdown, or without a start). */
 void sw_supervisor_close(sw_supervisor *s);
 
+/* Reading a service (none fails; v is borrowed). */
 const char *sw_svc_state_name(sw_svc_state st);
+/* The public state of a sub-state, and of a service. */
+sw_svc_state sw_svc_view(sw_svc_sub sub);
+sw_svc_state sw_svc_state_of(const sw_svc *v);
 /* Whether a service has a process (or is about to, or is still stopping one). */
 bool sw_svc_active(const sw_svc *v);
+/* Whether its restart timer is armed (a retry is scheduled). */
+bool sw_svc_waiting(const sw_svc *v);
+/* Whether it is not started again by itself (its run, if any, is the last). */
+bool sw_svc_for_good(const sw_svc *v);
+/* Whether it will not change by itself soon: running, failed (even with a retry scheduled),
+ * ended for good, blocked by a dependency, or not wanted and down; never while held. */
+bool sw_svc_settled(const sw_svc *v);
 
 #endif

@@ -175,7 +175,7 @@ typedef struct want_state {
 static bool in_state(fx *f, const void *arg)
 {
     const want_state *w = arg;
-    return svc(f, w->id)->state == w->st;
+    return sw_svc_state_of(svc(f, w->id)) == w->st;
 }
 
 static void await_state(fx *f, const char *id, sw_svc_state st, int ms)
@@ -184,7 +184,7 @@ static void await_state(fx *f, const char *id, sw_svc_state st, int ms)
     if (!run_until(f, in_state, &w, ms)) {
         dump_log(f);
         fail_msg("%s: not %s within %d ms (state %s)", id, sw_svc_state_name(st), ms,
-                 sw_svc_state_name(svc(f, id)->state));
+                 sw_svc_state_name(sw_svc_state_of(svc(f, id))));
     }
 }
 
@@ -209,7 +209,7 @@ static void await_count(fx *f, const char *id, const char *state, int n, int ms)
     }
 }
 
-static bool is_waiting(fx *f, const void *arg) { return svc(f, arg)->waiting; }
+static bool is_waiting(fx *f, const void *arg) { return sw_svc_waiting(svc(f, arg)); }
 static bool shut_down(fx *f, const void *arg) { (void)arg; return f->sup.done; }
 
 static void fx_close(fx *f)
@@ -258,9 +258,9 @@ static void test_stop_one_always_stays_stopped(void **state)
     await_state(f, "app:a", SW_SVC_STOPPED, 2000);
     run_for(f, 150); /* ten times the restart delay */
     sw_svc *a = svc(f, "app:a");
-    assert_int_equal(a->state, SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(a), SW_SVC_STOPPED);
     assert_int_equal(a->pid, 0);
-    assert_false(a->waiting);
+    assert_false(sw_svc_waiting(a));
     assert_string_equal(a->reason, "stopped");
     assert_int_equal(count_events(f, "app:a", "starting"), 1);
     assert_int_equal(count_events(f, "app:a", "stopping"), 1);
@@ -290,12 +290,12 @@ static void test_stop_one_kills_after_stop_timeout(void **state)
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
     uint64_t t0 = uv_hrtime();
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_STOPPING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_STOPPING);
     await_state(f, "app:a", SW_SVC_STOPPED, 3000);
     assert_true(uv_hrtime() - t0 >= 55 * SW_NS_PER_MS);
     assert_string_equal(svc(f, "app:a")->reason, "killed after stop_timeout");
     run_for(f, 100);
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_STOPPED);
     assert_int_equal(count_events(f, "app:a", "starting"), 1);
     fx_close(f);
 }
@@ -313,12 +313,12 @@ static void test_start_one_during_backoff(void **state)
                     "      restart: { policy: always, initial_delay: 150ms, backoff_factor: 2, jitter: 0 }\n");
     if (!run_until(f, is_waiting, "app:c", 2000)) fail_msg("no backoff");
     sw_svc *c = svc(f, "app:c");
-    assert_int_equal(c->state, SW_SVC_FAILED);
+    assert_int_equal(sw_svc_state_of(c), SW_SVC_FAILED);
     assert_int_equal(count_events(f, "app:c", "starting"), 1);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(sw_supervisor_start_one(&f->sup, "app:c"), 0);
         run_for(f, 10);
-        assert_true(c->waiting);
+        assert_true(sw_svc_waiting(c));
         assert_int_equal(c->pid, 0);
         assert_int_equal(count_events(f, "app:c", "starting"), 1);
     }
@@ -364,21 +364,21 @@ static void test_stop_one_stops_dependents_first(void **state)
     run_for(f, 100);
     const char *ids[] = {"app:a", "app:b", "app:c"};
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(svc(f, ids[i])->state, SW_SVC_STOPPED);
+        assert_int_equal(sw_svc_state_of(svc(f, ids[i])), SW_SVC_STOPPED);
         assert_int_equal(svc(f, ids[i])->pid, 0);
         assert_int_equal(count_events(f, ids[i], "starting"), 1);
     }
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
     assert_before(f, "app:b", "stopped", 1, "app:c", "stopping", 1);
     /* the unrelated service is untouched */
-    assert_int_equal(svc(f, "app:d")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:d")), SW_SVC_RUNNING);
     assert_int_equal(svc(f, "app:d")->pid, d_pid);
 
     /* starting a by hand starts what it needs first: c, then b, then a */
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0);
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
-    assert_int_equal(svc(f, "app:b")->state, SW_SVC_RUNNING);
-    assert_int_equal(svc(f, "app:c")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:c")), SW_SVC_RUNNING);
     assert_before(f, "app:c", "running", 2, "app:b", "starting", 2);
     assert_before(f, "app:b", "running", 2, "app:a", "starting", 2);
     /* starting a running one is a no-op */
@@ -398,9 +398,9 @@ static void test_stop_one_middle(void **state)
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:b"), 0);
     await_state(f, "app:b", SW_SVC_STOPPED, 3000);
     run_for(f, 50);
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_STOPPED);
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
-    assert_int_equal(svc(f, "app:c")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:c")), SW_SVC_RUNNING);
     assert_int_equal(svc(f, "app:c")->pid, c_pid);
     fx_close(f);
 }
@@ -419,7 +419,7 @@ static void test_restart_one_restarts_dependents_after(void **state)
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
     assert_before(f, "app:b", "stopped", 1, "app:b", "starting", 2);
     assert_before(f, "app:b", "running", 2, "app:a", "starting", 2);
-    assert_int_equal(svc(f, "app:b")->state, SW_SVC_RUNNING);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
     assert_true(svc(f, "app:b")->pid != b_pid);
     assert_int_equal(svc(f, "app:b")->restarts, 1);
     assert_int_equal(svc(f, "app:c")->pid, c_pid);
@@ -457,8 +457,8 @@ static void test_start_one_never_service_again(void **state)
     run_for(f, 50);
     assert_int_equal(count_events(f, "app:n", "starting"), 2);
     assert_int_equal(count_events(f, "app:m", "starting"), 2);
-    assert_int_equal(svc(f, "app:n")->state, SW_SVC_STOPPED);
-    assert_int_equal(svc(f, "app:m")->state, SW_SVC_FAILED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:n")), SW_SVC_STOPPED);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:m")), SW_SVC_FAILED);
     fx_close(f);
 }
 
@@ -471,7 +471,7 @@ static void test_unknown_ids(void **state)
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:nope"), -1);
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:nope"), -1);
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:wait_cancel"), -1); /* not a service */
-    assert_int_equal(svc(f, "app:a")->state, SW_SVC_INACTIVE); /* not auto_start */
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_INACTIVE); /* not auto_start */
     fx_close(f);
 }
 
@@ -486,6 +486,156 @@ static void test_zero_delay_never_grows(void **state)
     assert_int_equal(sw_backoff_delay(&r, 5000, 0.5), 90 * SW_NS_PER_S);
 }
 
+/* ---- the sub-states and their public view ---- */
+
+static void test_sub_state_views(void **state)
+{
+    (void)state;
+    static const struct {
+        sw_svc_sub sub;
+        sw_svc_state st;
+    } views[] = {
+        {SW_SUB_INACTIVE, SW_SVC_INACTIVE},        {SW_SUB_BLOCKED, SW_SVC_INACTIVE},
+        {SW_SUB_INACTIVE_FOR_GOOD, SW_SVC_INACTIVE}, {SW_SUB_AWAIT_STANDBY, SW_SVC_STARTING},
+        {SW_SUB_STARTING, SW_SVC_STARTING},        {SW_SUB_START_TIMED_OUT, SW_SVC_STARTING},
+        {SW_SUB_STARTING_KILLED, SW_SVC_STARTING}, {SW_SUB_RUNNING, SW_SVC_RUNNING},
+        {SW_SUB_RUNNING_KILLED, SW_SVC_RUNNING},   {SW_SUB_STOPPING, SW_SVC_STOPPING},
+        {SW_SUB_STOPPING_KILLED, SW_SVC_STOPPING}, {SW_SUB_BACKOFF_STOPPED, SW_SVC_STOPPED},
+        {SW_SUB_BACKOFF_FAILED, SW_SVC_FAILED},    {SW_SUB_STOPPED, SW_SVC_STOPPED},
+        {SW_SUB_FAILED, SW_SVC_FAILED},            {SW_SUB_STOPPED_FOR_GOOD, SW_SVC_STOPPED},
+        {SW_SUB_FAILED_FOR_GOOD, SW_SVC_FAILED},   {SW_SUB_DISCARDED, SW_SVC_STOPPED},
+    };
+    assert_int_equal(sizeof views / sizeof views[0], SW_SUB_DISCARDED + 1);
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) assert_int_equal(sw_svc_view(views[i].sub), views[i].st);
+}
+
+/* A stop by hand reaches a service whose dependent is still stopping: if it ends by itself
+ * before its CANCEL comes, that end is final (its own reason, no restart). */
+static void test_stop_one_own_end_before_cancel_is_final(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: late_crash\n"
+                    "    kind: process.lua\n"
+                    "    source: |\n"
+                    "      return function() time.sleep(\"300ms\"); error(\"late\") end\n"
+                    "  - name: stubborn\n"
+                    "    kind: process.lua\n"
+                    "    source: |\n"
+                    "      return function() while true do time.sleep(\"1s\") end end\n"
+                    "  - name: a\n"
+                    "    kind: process.service\n"
+                    "    process: late_crash\n"
+                    "    lifecycle:\n"
+                    "      auto_start: true\n"
+                    "      restart: { policy: always, initial_delay: 10ms, jitter: 0 }\n"
+                    "  - name: b\n"
+                    "    kind: process.service\n"
+                    "    process: stubborn\n"
+                    "    lifecycle: { auto_start: true, depends_on: [ a ], stop_timeout: 900ms }\n");
+    await_state(f, "app:b", SW_SVC_RUNNING, 2000);
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
+    sw_svc *a = svc(f, "app:a"), *b = svc(f, "app:b");
+    assert_int_equal(b->sub, SW_SUB_STOPPING);
+    assert_int_equal(a->sub, SW_SUB_RUNNING); /* waits for its dependent */
+    assert_true(sw_svc_for_good(a));
+    await_state(f, "app:a", SW_SVC_FAILED, 2000);
+    assert_int_equal(a->sub, SW_SUB_FAILED_FOR_GOOD);
+    assert_non_null(strstr(a->reason, "late"));
+    assert_int_equal(sw_svc_state_of(b), SW_SVC_STOPPING);
+    await_state(f, "app:b", SW_SVC_STOPPED, 3000);
+    assert_int_equal(b->sub, SW_SUB_STOPPED_FOR_GOOD);
+    assert_string_equal(b->reason, "killed after stop_timeout");
+    run_for(f, 50);
+    assert_int_equal(count_events(f, "app:a", "starting"), 1);
+    assert_int_equal(count_events(f, "app:b", "starting"), 1);
+    fx_close(f);
+}
+
+/* A group that fails is logged with the attempt that failed, before its parent counts the
+ * next one (at the root and nested). */
+static void test_group_failure_logged_with_its_attempt(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: m\n"
+                    "    kind: process.service\n"
+                    "    process: crash\n"
+                    "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
+                    "  - name: g\n"
+                    "    kind: service.group\n"
+                    "    intensity: 0\n"
+                    "    children: [ m ]\n"
+                    "    lifecycle: { auto_start: true, restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
+                    "  - name: w\n"
+                    "    kind: process.service\n"
+                    "    process: crash\n"
+                    "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
+                    "  - name: q\n"
+                    "    kind: service.group\n"
+                    "    strategy: one_for_all\n"
+                    "    intensity: 0\n"
+                    "    children: [ w ]\n"
+                    "    lifecycle: { restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
+                    "  - name: p\n"
+                    "    kind: service.group\n"
+                    "    children: [ q ]\n"
+                    "    lifecycle: { auto_start: true }\n");
+    await_count(f, "app:g", "failed", 2, 3000);
+    await_count(f, "app:q", "failed", 2, 3000);
+    char *log = log_text(f);
+    assert_non_null(strstr(log, "\"service\":\"app:g\",\"state\":\"failed\",\"attempt\":1,"));
+    assert_non_null(strstr(log, "\"service\":\"app:g\",\"state\":\"failed\",\"attempt\":2,"));
+    assert_non_null(strstr(log, "\"service\":\"app:q\",\"state\":\"failed\",\"attempt\":1,"));
+    assert_non_null(strstr(log, "\"service\":\"app:q\",\"state\":\"failed\",\"attempt\":2,"));
+    free(log);
+    fx_close(f);
+}
+
+/* ---- the change subscription ---- */
+
+typedef struct watcher {
+    sw_supervisor *sup;
+    int calls, depth, max_depth;
+    const char *start_on_call; /* a request made from inside the subscriber, once */
+} watcher;
+
+static void on_change(void *arg)
+{
+    watcher *w = arg;
+    w->calls++;
+    if (++w->depth > w->max_depth) w->max_depth = w->depth;
+    const char *id = w->start_on_call;
+    w->start_on_call = NULL;
+    if (id) assert_int_equal(sw_supervisor_start_one(w->sup, id), 0);
+    w->depth--;
+}
+
+static void test_change_subscription(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: a\n"
+                    "    kind: process.service\n"
+                    "    process: wait_cancel\n"
+                    "  - name: b\n"
+                    "    kind: process.service\n"
+                    "    process: wait_cancel\n");
+    watcher w = {.sup = &f->sup};
+    sw_supervisor_on_change(&f->sup, on_change, &w);
+    assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0);
+    assert_int_equal(w.calls, 1); /* once, at the end of the request */
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_RUNNING);
+    assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0); /* runs already: nothing changes */
+    assert_int_equal(w.calls, 1);
+    w.start_on_call = "app:b";
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
+    assert_int_equal(w.calls, 3); /* the request made from the subscriber is told by a further call */
+    assert_int_equal(w.max_depth, 1);
+    assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
+    await_state(f, "app:a", SW_SVC_STOPPED, 2000);
+    assert_true(w.calls >= 4); /* the end of a's run, a batch of worker messages */
+    sw_supervisor_on_change(&f->sup, NULL, NULL);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +648,10 @@ int main(void)
         cmocka_unit_test(test_start_one_never_service_again),
         cmocka_unit_test(test_unknown_ids),
         cmocka_unit_test(test_zero_delay_never_grows),
+        cmocka_unit_test(test_sub_state_views),
+        cmocka_unit_test(test_stop_one_own_end_before_cancel_is_final),
+        cmocka_unit_test(test_group_failure_logged_with_its_attempt),
+        cmocka_unit_test(test_change_subscription),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
