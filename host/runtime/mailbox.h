@@ -31,6 +31,7 @@ typedef enum sw_delivery_type {
     SW_DLV_DEMONITOR,   /* from no longer does; ref */
     SW_DLV_LINK,        /* from links to this process */
     SW_DLV_UNLINK,
+    SW_DLV_IO,          /* ref = a socket's id (net.c): something happened on it; its waiting tasks look */
 } sw_delivery_type;
 
 /* One allocation holds the header, the topic and the encoded payload. */
