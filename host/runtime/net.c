@@ -4,6 +4,7 @@
  * settle, and closing, also at the process's end and after the runtime stopped the loops. */
 #include "net.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,6 +121,15 @@ static void nudge(sw_sock *s)
     else free(d);
 }
 
+#ifndef NDEBUG
+/* Pinning's promise, checked where process code reaches a socket (debug builds). */
+static bool on_own_loop(const sw_sock *s)
+{
+    sw_worker *w = sw_worker_current();
+    return w && &w->loop == s->h.handle.loop;
+}
+#endif
+
 /* ---- waits ---- */
 
 static bool loop_gone(const sw_sock *s)
@@ -150,6 +160,7 @@ sw_net_wait *sw_net_waiter(sw_sock *s, sw_net_side side) { return &s->wait[side]
 void sw_net_arm(sw_net_wait *w, sw_task *t, int64_t timeout_ns)
 {
     sw_sock *s = w->sock;
+    assert(on_own_loop(s));
     w->task = t;
     w->timed_out = false;
     w->base.cancel = on_cancel;
@@ -360,6 +371,7 @@ int sw_net_connected(sw_sock *s) { return s->connecting ? 0 : s->connect_err ? s
 
 const char *sw_net_peek(sw_sock *s, size_t *len)
 {
+    assert(on_own_loop(s));
     *len = s->end - s->start;
     return s->buf ? s->buf + s->start : "";
 }
@@ -387,6 +399,7 @@ static void on_write(uv_write_t *req, int status)
 
 int sw_net_write(sw_sock *s, const char *data, size_t len)
 {
+    assert(on_own_loop(s));
     if (s->write_err) return s->write_err;
     if (len == 0) return 0;
     size_t done = 0;

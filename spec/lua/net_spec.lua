@@ -198,6 +198,10 @@ describe("net", function()
     assert.are.equal(lines("echoed\t200", "server\tactive=201 most=201"), run("many", 200))
   end)
 
+  it("processes owning sockets stay on their worker while idle workers steal others", function()
+    assert.are.equal("round trips\t1200\n", run("steal", 6, 200))
+  end)
+
   it("at most 1024 sockets per process", function()
     assert.are.equal(lines(
       "listeners\t1024\ttoo many sockets (at most 1024 per process)",

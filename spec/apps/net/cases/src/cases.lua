@@ -286,6 +286,23 @@ function cases.gc()
   print("collected", refused)
 end
 
+-- Processes with sockets among CPU-bound ones on every worker: idle workers steal the
+-- spinners, never a process that owns sockets (debug builds assert each socket call runs on
+-- its socket's loop).
+function cases.steal(clients, trips)
+  clients, trips = tonumber(clients), tonumber(trips)
+  local addr = assert(echo_server("tcp://127.0.0.1:0"))
+  for _ = 1, 4 do process.spawn("spinner", nil, 3000000) end
+  for _ = 1, clients do process.spawn("echo_client", nil, addr, trips, process.pid()) end
+  for _ = 1, 4 do process.spawn("spinner", nil, 3000000) end
+  local total = 0
+  for _ = 1, clients do total = total + process.inbox():receive():data() end
+  print("round trips", total)
+  local c = assert(net.connect(addr))
+  c:write("quit\n")
+  c:read_line("10s")
+end
+
 -- The run ends while another process has sockets in every state: the host shuts down
 -- cleanly (and at once), the unix listener's file is removed.
 function cases.leave(path)
