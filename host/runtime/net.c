@@ -332,6 +332,7 @@ int sw_net_accept(sw_sock *l, sw_sock **out)
         sw_net_close(c, NULL);
         return rc == UV_EAGAIN ? 0 : rc;
     }
+    if (!c->is_unix) uv_tcp_nodelay(&c->h.tcp, 1);
     start_reading(c);
     *out = c;
     return 0;
@@ -345,6 +346,7 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED) return; /* closed under way: whoever closed it answered */
     s->connecting = false;
     s->connect_err = status;
+    if (status == 0 && !s->is_unix) uv_tcp_nodelay(&s->h.tcp, 1); /* each write goes out as it is made */
     if (status == 0) start_reading(s);
     nudge(s);
 }
