@@ -5,8 +5,11 @@
 #include "net.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -298,11 +301,28 @@ static void on_connection(uv_stream_t *server, int status)
     nudge(s);
 }
 
+/* A unix socket file nobody listens on (left by a host that was killed) is removed, so its
+ * path can be bound again; never anything but a socket. Its connect is answered at once. */
+static bool unlink_if_stale(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    size_t n = strlen(path);
+    struct stat st;
+    if (n >= sizeof a.sun_path || lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
+    memcpy(a.sun_path, path, n + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    bool stale = connect(fd, (struct sockaddr *)&a, sizeof a) != 0 && errno == ECONNREFUSED;
+    close(fd);
+    return stale && unlink(path) == 0;
+}
+
 sw_sock *sw_net_listen(sw_proc *p, const sw_net_addr *a, int *err)
 {
     sw_sock *s = sock_new(p, a->is_unix, err);
     if (!s) return NULL;
     int rc = a->is_unix ? uv_pipe_bind(&s->h.pipe, a->path) : uv_tcp_bind(&s->h.tcp, &a->ip.sa, 0);
+    if (rc == UV_EADDRINUSE && a->is_unix && unlink_if_stale(a->path)) rc = uv_pipe_bind(&s->h.pipe, a->path);
     if (rc == 0 && a->is_unix) s->unlink_path = strdup(a->path); /* ours now: removed at close */
     if (rc == 0) rc = uv_listen(&s->h.stream, SW_NET_BACKLOG, on_connection);
     if (rc != 0) {

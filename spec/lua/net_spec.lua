@@ -19,6 +19,11 @@ local function lines(...)
   return table.concat({ ... }, "\n") .. "\n"
 end
 
+-- Whether anything is at path (io.open cannot open a socket file).
+local function present(path)
+  return rt.exit_code(os.execute("test -e " .. h.quote(path))) == 0
+end
+
 -- A fresh path for a unix socket (os.tmpname makes a file: only its name is wanted).
 local function sock_path()
   local p = os.tmpname()
@@ -49,7 +54,39 @@ describe("net", function()
       "local\tunix://",
       "read after server quit\tnil\tclosed",
       "again\tnil\tno such file or directory"), run("echo_unix", path))
-    assert.is_false(h.exists(path))
+    assert.is_false(present(path))
+  end)
+
+  it("a unix socket file left by a killed host is replaced; any other file is not", function()
+    local ctl, out = sock_path(), os.tmpname()
+    local function launch()
+      local pidfile = os.tmpname()
+      os.execute(("(%s run %s -x net:kill %s >%s 2>&1 </dev/null & echo $! >%s) >/dev/null 2>&1"):format(
+        h.quote(h.steward), h.quote(SPEC .. "/apps/net/cases"), h.quote(ctl), out, pidfile))
+      local pid = tonumber(h.read(pidfile))
+      os.remove(pidfile)
+      local deadline = rt.now() + 15 * SLOW
+      while not h.read(out):find("ready\n") and rt.now() < deadline do rt.sleep(0.01) end
+      return pid
+    end
+    local pid = launch()
+    assert.are.equal("ready\n", h.read(out))
+    os.execute("kill -KILL " .. pid)
+    local deadline = rt.now() + 15 * SLOW
+    while h.read_if("/proc/" .. pid .. "/status") and not h.read("/proc/" .. pid .. "/status"):find("State:%s*Z")
+          and rt.now() < deadline do rt.sleep(0.01) end
+    assert.is_true(present(ctl)) -- left behind
+    pid = launch()
+    local ok = h.read(out) == "ready\n"
+    os.execute("kill -KILL " .. pid)
+    local text = h.read(out)
+    for _, p in ipairs { ctl, out } do os.remove(p) end
+    assert.is_true(ok, text)
+    local file = os.tmpname() -- a regular file
+    local r = run("listen_on_file", file)
+    assert.is_true(present(file))
+    os.remove(file)
+    assert.are.equal("listen\tnil\taddress already in use\n", r)
   end)
 
   it("listens on port 0 (IPv4, IPv6, localhost); a port in use is an error; addr after close is closed", function()
@@ -191,7 +228,7 @@ describe("net", function()
     local r = rt.ok(rt.run(CASES, "net:run", { "leave", path }, { limit = 30 * SLOW }))
     assert.are.equal("left\n", r.stdout)
     assert.is_true(r.elapsed < 5 * SLOW, "took " .. r.elapsed .. " s")
-    assert.is_false(h.exists(path))
+    assert.is_false(present(path))
   end)
 
   it("200 concurrent connections to one listener, each served by its own task", function()

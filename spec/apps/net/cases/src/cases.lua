@@ -45,6 +45,11 @@ function cases.echo_unix(path)
   c:close()
 end
 
+-- A path that holds something else than a socket is never replaced.
+function cases.listen_on_file(path)
+  print("listen", net.listen("unix://" .. path))
+end
+
 function cases.port0()
   local l = assert(net.listen("tcp://127.0.0.1:0"))
   local port = tonumber(l:addr():match("^tcp://127%.0%.0%.1:(%d+)$"))
