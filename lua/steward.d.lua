@@ -744,7 +744,8 @@ function Conn:local_addr() end
 ---@class steward.netlib
 net = {}
 
----Listens on addr (backlog 511; TCP sets SO_REUSEADDR).
+---Listens on addr (backlog 511; TCP sets SO_REUSEADDR). A unix socket file nobody listens on
+---(left by a killed host) is replaced; any other file at the path is "address already in use".
 ---@param addr steward.NetAddr
 ---@return steward.Listener|nil listener
 ---@return steward.NetError? err
