@@ -19,7 +19,7 @@
 
 #define READ_BUFFER_FIRST (16 * 1024) /* a connection's buffer starts here, grows to SW_NET_READ_BUFFER */
 
-struct net_timer {
+struct sw_net_timer {
     uv_timer_t h;                /* first: sw_workers_stop frees a timer it closes with free(h) */
     sw_sock *s;
     sw_net_side side;
@@ -42,7 +42,7 @@ struct sw_sock {
     uint64_t id;                 /* generation << 32 | slot: what its IO deliveries carry */
     sw_sock **ref;               /* the Lua object's pointer to it, cleared at close */
     char *unlink_path;           /* a unix listener's socket file, removed at close */
-    bool is_unix, listening, connecting, reading, pending, nudged, closing, closed;
+    bool is_unix, connecting, reading, pending, nudged, closing, closed;
     int connect_err, accept_err, read_end, write_err;
     unsigned writes;             /* uv_write requests in flight */
     char *buf;                   /* unread bytes: buf[start, end) */
@@ -153,7 +153,7 @@ static void on_cancel(sw_task_wait *base) { disarm((sw_net_wait *)base); }
 
 static void on_timeout(uv_timer_t *h)
 {
-    net_timer *t = (net_timer *)h;
+    sw_net_timer *t = (sw_net_timer *)h;
     t->s->wait[t->side].timed_out = true;
     nudge(t->s);
 }
@@ -330,7 +330,6 @@ sw_sock *sw_net_listen(sw_proc *p, const sw_net_addr *a, int *err)
         sw_net_close(s, NULL);
         return NULL;
     }
-    s->listening = true;
     return s;
 }
 

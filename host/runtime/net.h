@@ -123,7 +123,7 @@ typedef struct sw_net_wait sw_net_wait;
  * when give_up: the timeout passed, or the call had none to wait with). May raise (memory). */
 typedef int (*sw_net_step)(sw_net_wait *w, lua_State *L, bool give_up);
 
-typedef struct net_timer net_timer;
+typedef struct sw_net_timer sw_net_timer;
 
 struct sw_net_wait {
     sw_task_wait base;           /* first: the task layer hands this pointer to cancel */
@@ -134,7 +134,7 @@ struct sw_net_wait {
     int parts;                   /* read_exact: registry ref of the pieces taken so far */
     bool close_after;            /* set by a step: close the socket once its results are out */
     bool timed_out;
-    net_timer *timer;            /* made on first use, closed with the socket */
+    sw_net_timer *timer;         /* made on first use, closed with the socket */
 };
 
 /* The side's wait record: busy while ->task is set; the caller fills step, n, got, parts. */
