@@ -9,6 +9,7 @@
 
 #include "channel.h"
 #include "message.h"
+#include "net.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
@@ -334,6 +335,7 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
         pidvec_push(&p->links, d->from);
         break;
     case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
+    case SW_DLV_IO: sw_net_dispatch(p, L, d); break;
     }
     return false;
 }

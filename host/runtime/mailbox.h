@@ -3,7 +3,8 @@
  * request — is a delivery appended to it (any thread, under the process lock), taken by the
  * worker that runs the process, and handled there in the process's Lua state: messages
  * become message objects in the inbox channel, timer firings wake their task or channel,
- * exits, link failures and cancels become events, requests update the process's lists. */
+ * exits, link failures and cancels become events, requests update the process's lists,
+ * socket I/O (from its worker's loop, between its slices) lets its waiting tasks look. */
 #ifndef STEWARD_MAILBOX_H
 #define STEWARD_MAILBOX_H
 
@@ -31,6 +32,7 @@ typedef enum sw_delivery_type {
     SW_DLV_DEMONITOR,   /* from no longer does; ref */
     SW_DLV_LINK,        /* from links to this process */
     SW_DLV_UNLINK,
+    SW_DLV_IO,          /* ref = a socket's id (net.c): something happened on it; its waiting tasks look */
 } sw_delivery_type;
 
 /* One allocation holds the header, the topic and the encoded payload. */

@@ -12,6 +12,7 @@
 #include "channel.h"
 #include "mailbox.h"
 #include "message.h"
+#include "net.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -163,6 +164,7 @@ static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
 static void free_process_state(sw_proc *p)
 {
     while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
+    sw_net_proc_end(p); /* its sockets close, whatever ended it */
     pthread_mutex_lock(&p->lock);
     sw_vm *vm = p->vm;
     p->vm = NULL;

@@ -19,6 +19,7 @@
 
 typedef struct sw_runtime sw_runtime;
 typedef struct sw_task sw_task;
+typedef struct sw_net_owned sw_net_owned;
 
 typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 
@@ -73,6 +74,9 @@ struct sw_proc {
     bool waiting;                /* nothing to do until a delivery arrives */
     bool dead;
     sw_vm *vm;
+    /* Handles it owns on its worker's loop (sockets, net.c): while nonzero no other worker
+     * steals it (worker.c), so they are only ever touched on that loop's thread. */
+    atomic_uint pins;
 
     /* Below: only the thread running the process. */
     sw_proc_ctx ctx;
@@ -99,6 +103,7 @@ struct sw_proc {
     sw_ready_fn on_ready;
     void *cb_arg;
     char *service;
+    sw_net_owned *net;           /* its sockets (net.c), closed as it ends; NULL: none yet */
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

@@ -129,7 +129,6 @@ int sw_task_spawn_lua(lua_State *L)
     lua_State *co = lua_newthread(L);
     lua_pushvalue(L, -1);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pop(L, 1);
     lua_insert(L, 1); /* the thread goes below fn and its arguments, which move onto it */
     lua_xmove(L, co, nargs + 1);
     sw_task *t = sw_task_new(p, co, ref);

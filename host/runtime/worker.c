@@ -28,12 +28,17 @@ static sw_proc *pop(sw_worker *w, bool from_tail)
     pthread_mutex_lock(&w->lock);
     sw_proc *p = w->head;
     if (p && from_tail) {
-        /* Steal the newest: the owner keeps the ones it is about to run. Singly linked, so
-         * walk; queues are short when anyone is idle enough to steal. */
-        sw_proc *prev = NULL;
-        while (p->next_run) { prev = p; p = p->next_run; }
-        if (prev) { prev->next_run = NULL; w->tail = prev; }
-        else w->head = w->tail = NULL;
+        /* Steal the newest: the owner keeps the ones it is about to run. Never a pinned one:
+         * it owns sockets on w's loop (sw_proc.pins), which only w's thread may touch.
+         * Singly linked, so walk; queues are short when anyone is idle enough to steal. */
+        sw_proc *prev = NULL, *pick = NULL, *pick_prev = NULL;
+        for (; p; prev = p, p = p->next_run)
+            if (!atomic_load_explicit(&p->pins, memory_order_relaxed)) pick = p, pick_prev = prev;
+        if ((p = pick)) {
+            if (pick_prev) pick_prev->next_run = p->next_run;
+            else w->head = p->next_run;
+            if (w->tail == p) w->tail = pick_prev;
+        }
     } else if (p) {
         w->head = p->next_run;
         if (!w->head) w->tail = NULL;

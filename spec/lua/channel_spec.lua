@@ -111,6 +111,10 @@ describe("channel", function()
     assert.are.equal("after\tfine\ttrue", lines[3])
   end)
 
+  it("coroutine.spawn passes its arguments to the task's function", function()
+    assert.are.equal("3 a b c\tmethod\t0\ttrue\n", run("spawn_args"))
+  end)
+
   it("an error in a spawned task fails the process; main returning drops blocked tasks", function()
     local r = rt.run("channel", "chan:run", { "task_error" })
     assert.is_false(r.hung)

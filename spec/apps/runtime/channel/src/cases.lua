@@ -327,6 +327,15 @@ function cases.main_returns()
   return 3
 end
 
+-- coroutine.spawn(fn, ...) calls fn with the arguments, in order.
+function cases.spawn_args()
+  local ch = channel.new(3)
+  coroutine.spawn(function(...) ch:send(select("#", ...) .. " " .. table.concat({ ... }, " ")) end, "a", "b", "c")
+  coroutine.spawn(ch.send, ch, "method")
+  coroutine.spawn(function(...) ch:send(select("#", ...)) end)
+  print(ch:receive(), ch:receive(), ch:receive())
+end
+
 return function(name, ...)
   local f = cases[name]
   if not f then error("no case " .. tostring(name)) end
