@@ -1,6 +1,7 @@
 /* The log (docs/operating.md): formats one record as a text or a JSON line into a buffer (on
  * the stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes) on the
- * caller's thread, and hands it whole to the writer (log_writer.h). Every line is one line of valid UTF-8
+ * caller's thread, and hands it whole to the writer (log_writer.h), after asking the
+ * summaries (log_limit.h) whether it goes at all. Every line is one line of valid UTF-8
  * (invalid bytes become U+FFFD, utf8.h) and, in JSON mode, one valid JSON object written by
  * the JSON module (json.h, on Jansson).
  *
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "log_limit.h"
 #include "log_writer.h"
 #include "utf8.h"
 
@@ -38,6 +40,7 @@ struct sw_log {
     sw_log_level min;
     int64_t flush_timeout;
     sw_log_writer *writer;
+    sw_log_limit *limit; /* NULL: no summaries */
 };
 
 static const char *const level_upper[] = {"DEBUG", "INFO", "WARN", "ERROR"};
@@ -490,7 +493,7 @@ static void format_record(const sw_log *log, lbuf *b, sw_log_level level, const 
     else format_text(log, b, level, service, msg, fields, n_fields);
 }
 
-/* Formats and writes one record. */
+/* Formats and writes one record, past the summaries. */
 static void write_record(sw_log *log, sw_log_level level, const char *service, const char *msg,
                          const sw_log_field *fields, size_t n_fields)
 {
@@ -499,6 +502,29 @@ static void write_record(sw_log *log, sw_log_level level, const char *service, c
     format_record(log, &b, level, service, msg, fields, n_fields);
     if (b.len > 0) sw_log_writer_put(log->writer, b.p, b.len);
     if (b.heap) free(b.p);
+}
+
+/* "N similar records suppressed", at the level of the records, with their service, message
+ * and identity. */
+static void write_summary(void *arg, const sw_log_summary *s)
+{
+    sw_log *log = arg;
+    char msg[64];
+    snprintf(msg, sizeof msg, "%llu similar records suppressed", (unsigned long long)s->suppressed);
+    sw_log_field f[4];
+    size_t n = 0;
+    f[n++] = (sw_log_field){.key = "suppressed", .type = SW_LF_INT, .i = (int64_t)s->suppressed};
+    f[n++] = (sw_log_field){.key = "message", .type = SW_LF_STR, .s = s->msg};
+    if (s->reason) f[n++] = (sw_log_field){.key = "reason", .type = SW_LF_STR, .s = s->reason};
+    if (s->error) f[n++] = (sw_log_field){.key = "error", .type = SW_LF_STR, .s = s->error};
+    write_record(log, s->level, s->service, msg, f, n);
+}
+
+/* The writer's tick: the summaries of the windows that ended. */
+static int64_t on_tick(void *arg, int64_t now)
+{
+    sw_log *log = arg;
+    return log->limit ? sw_log_limit_expire(log->limit, now, false, write_summary, log) : 0;
 }
 
 /* The writer's notice, "N log lines dropped" (a host warning), into out. */
@@ -521,7 +547,8 @@ static size_t drop_notice(void *arg, uint64_t dropped, char *out, size_t cap)
 sw_log_options sw_log_defaults(bool json, sw_log_level min_level, bool color)
 {
     return (sw_log_options){.json = json, .color = color, .min_level = min_level, .mode = SW_LOG_AUTO,
-                            .buffer_bytes = SW_LOG_BUFFER_BYTES, .flush_timeout_ns = SW_LOG_FLUSH_TIMEOUT_NS};
+                            .buffer_bytes = SW_LOG_BUFFER_BYTES, .flush_timeout_ns = SW_LOG_FLUSH_TIMEOUT_NS,
+                            .burst = SW_LOG_BURST, .window_ns = SW_LOG_WINDOW_NS};
 }
 
 /* AUTO: a regular file (which never pushes back, and whose readers expect each line written
@@ -543,10 +570,12 @@ sw_log *sw_log_open(FILE *out, const sw_log_options *o)
     log->color = o->color && !o->json;
     log->min = o->min_level;
     log->flush_timeout = o->flush_timeout_ns;
+    if (o->burst > 0) log->limit = sw_log_limit_new(o->burst, o->window_ns);
     sw_log_writer_config wc = {.out = out, .buffered = buffered_for(out, o->mode), .capacity = o->buffer_bytes,
-                               .notice = drop_notice, .arg = log};
-    log->writer = sw_log_writer_new(&wc);
+                               .notice = drop_notice, .tick = on_tick, .arg = log};
+    if (o->burst == 0 || log->limit) log->writer = sw_log_writer_new(&wc);
     if (!log->writer) {
+        sw_log_limit_free(log->limit);
         free(log);
         return NULL;
     }
@@ -562,7 +591,9 @@ sw_log *sw_log_new(FILE *out, bool json, sw_log_level min_level, bool color)
 void sw_log_free(sw_log *log)
 {
     if (!log) return;
+    if (log->limit) sw_log_limit_expire(log->limit, sw_log_clock_ns(), true, write_summary, log);
     sw_log_writer_free(log->writer, log->flush_timeout);
+    sw_log_limit_free(log->limit);
     free(log);
 }
 
@@ -578,5 +609,18 @@ void sw_log_write(sw_log *log, sw_log_level level, const char *service, const ch
     if (!log || level < log->min) return;
     if (!msg) msg = "";
     if (!fields) n_fields = 0;
+    if (log->limit && !sw_log_limit_exempt(log->limit, level)) {
+        sw_log_summary before[2];
+        size_t n_before;
+        int64_t wake;
+        bool pass = sw_log_limit_check(log->limit, sw_log_clock_ns(), level, service, msg, fields, n_fields, before,
+                                       &n_before, &wake);
+        for (size_t i = 0; i < n_before; i++) {
+            write_summary(log, &before[i]);
+            sw_log_summary_clear(&before[i]);
+        }
+        if (wake) sw_log_writer_wake_at(log->writer, wake);
+        if (!pass) return;
+    }
     write_record(log, level, service, msg, fields, n_fields);
 }
