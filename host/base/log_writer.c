@@ -276,7 +276,8 @@ sw_log_writer *sw_log_writer_new(const sw_log_writer_config *c)
     pthread_mutex_init(&w->lock, NULL);
     init_conds(w);
     w->has_thread = pthread_create(&w->thread, NULL, writer_main, w) == 0;
-    if (!w->has_thread) w->buffered = false;
+    if (w->has_thread) pthread_setname_np(w->thread, "steward-log");
+    else w->buffered = false;
     return w;
 }
 
