@@ -599,7 +599,9 @@ void sw_log_free(sw_log *log)
 
 bool sw_log_flush(sw_log *log, int64_t timeout_ns)
 {
-    return !log || sw_log_writer_flush(log->writer, timeout_ns);
+    if (!log) return true;
+    if (log->limit) sw_log_limit_expire(log->limit, sw_log_clock_ns(), true, write_summary, log);
+    return sw_log_writer_flush(log->writer, timeout_ns);
 }
 
 void sw_log_write(sw_log *log, sw_log_level level, const char *service, const char *msg,

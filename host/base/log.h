@@ -64,8 +64,9 @@ sw_log *sw_log_new(FILE *out, bool json, sw_log_level min_level, bool color);
 /* Writes the pending summaries and what is buffered, waiting at most the flush timeout for a
  * stuck reader, and frees the log. No other thread may log any more. */
 void sw_log_free(sw_log *log);
-/* Waits until every line logged so far is written (or dropped), at most timeout_ns; false on
- * timeout. Summaries still counting are not written (sw_log_free writes them). Any thread. */
+/* Writes the pending summaries now (their windows close early), then waits until every line
+ * logged so far is written (or dropped), at most timeout_ns; false on timeout. For a caller
+ * about to write to stderr itself or to exit without sw_log_free. Any thread. */
 bool sw_log_flush(sw_log *log, int64_t timeout_ns);
 bool sw_log_enabled(const sw_log *log, sw_log_level level);
 /* `service` may be NULL. Never fails visibly and never blocks on the reader: a record that

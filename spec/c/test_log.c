@@ -930,7 +930,7 @@ static void test_limit_eviction(void **state)
 }
 
 /* Through the log: a burst of 2 per 300 ms; the summary comes at the window's end by itself,
- * and the rest at sw_log_free. */
+ * at sw_log_flush, and at sw_log_free. */
 static void test_summary_lines(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
@@ -959,6 +959,14 @@ static void test_summary_lines(void **state)
     free(one);
     assert_string_equal(strip_ts(line), "\"level\":\"error\",\"msg\":\"8 similar records suppressed\",\"service\":\"app:x\","
                                         "\"suppressed\":8,\"message\":\"process failed\",\"error\":\"boom\"}\n");
+    reset(fx);
+    /* sw_log_flush tells what it has counted at once */
+    for (int i = 0; i < 4; i++) {
+        sw_log_field f[] = {STR("error", "boom")};
+        sw_log_write(fx->log, SW_LOG_ERROR, "app:x", "process failed", f, 1);
+    }
+    assert_true(sw_log_flush(fx->log, 1000000000));
+    assert_non_null(strstr(contents(fx), "\"msg\":\"2 similar records suppressed\""));
     reset(fx);
     for (int i = 0; i < 5; i++) {
         sw_log_field f[] = {STR("error", "boom")};
