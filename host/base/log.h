@@ -49,7 +49,7 @@ typedef struct sw_log_options {
     bool color; /* ANSI colours in text mode (the caller decides: TTY and no NO_COLOR) */
     sw_log_level min_level;
     sw_log_mode mode;
-    size_t buffer_bytes;      /* the buffer of a buffered log */
+    size_t buffer_bytes;      /* the buffer of a buffered log (0: direct) */
     int64_t flush_timeout_ns; /* how long sw_log_free waits for a stuck reader */
     unsigned burst;           /* identical records per window; 0: no summaries */
     int64_t window_ns;
