@@ -1,6 +1,7 @@
-/* The log writer (docs/operating.md): formats one record as a text or a JSON line into a
- * buffer (on the stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes)
- * and writes it with one write() under the log's mutex. Every line is one line of valid UTF-8
+/* The log (docs/operating.md): formats one record as a text or a JSON line into a buffer (on
+ * the stack, moved to the heap for large records, never over LOG_MAX_RECORD bytes) on the
+ * caller's thread, and hands it whole to the writer (log_writer.h), after asking the
+ * summaries (log_limit.h) whether it goes at all. Every line is one line of valid UTF-8
  * (invalid bytes become U+FFFD, utf8.h) and, in JSON mode, one valid JSON object written by
  * the JSON module (json.h, on Jansson).
  *
@@ -18,15 +19,15 @@
  * "…"); the fields after the cut are dropped, and a JSON record gets "truncated":true. */
 #include "log.h"
 
-#include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "log_limit.h"
+#include "log_writer.h"
 #include "utf8.h"
 
 #define LOG_STACK_BUF 4096
@@ -35,35 +36,17 @@
 #define ELLIPSIS "\xE2\x80\xA6"
 
 struct sw_log {
-    FILE *out;
     bool json, color;
     sw_log_level min;
-    pthread_mutex_t lock;
+    int64_t flush_timeout;
+    sw_log_writer *writer;
+    sw_log_limit *limit; /* NULL: no summaries */
 };
 
 static const char *const level_upper[] = {"DEBUG", "INFO", "WARN", "ERROR"};
 static const char *const level_pad[] = {"DEBUG ", "INFO  ", "WARN  ", "ERROR "}; /* padded to 5, then a space */
 static const char *const level_lower[] = {"debug", "info", "warn", "error"};
 static const char *const level_color[] = {"\x1b[90m", "\x1b[32m", "\x1b[33m", "\x1b[1;31m"};
-
-sw_log *sw_log_new(FILE *out, bool json, sw_log_level min_level, bool color)
-{
-    sw_log *log = calloc(1, sizeof *log);
-    if (!log) return NULL;
-    log->out = out ? out : stderr;
-    log->json = json;
-    log->color = color && !json;
-    log->min = min_level;
-    pthread_mutex_init(&log->lock, NULL);
-    return log;
-}
-
-void sw_log_free(sw_log *log)
-{
-    if (!log) return;
-    pthread_mutex_destroy(&log->lock);
-    free(log);
-}
 
 bool sw_log_enabled(const sw_log *log, sw_log_level level)
 {
@@ -502,25 +485,123 @@ static void format_json(lbuf *b, sw_log_level level, const char *service, const 
 
 /* ---- writing ---- */
 
-static void emit(sw_log *log, const char *p, size_t n)
+/* The record's line into b (the caller frees b->p when b->heap). */
+static void format_record(const sw_log *log, lbuf *b, sw_log_level level, const char *service, const char *msg,
+                          const sw_log_field *fields, size_t n_fields)
 {
-    pthread_mutex_lock(&log->lock);
-    int fd = fileno(log->out);
-    if (fd < 0) { /* a FILE without a descriptor (fmemopen, cookies) */
-        fwrite(p, 1, n, log->out);
-        fflush(log->out);
-    } else {
-        while (n > 0) {
-            ssize_t w = write(fd, p, n);
-            if (w < 0) {
-                if (errno == EINTR) continue;
-                break; /* dropped: a log write never fails visibly */
-            }
-            p += w;
-            n -= (size_t)w;
-        }
+    if (log->json) format_json(b, level, service, msg, fields, n_fields);
+    else format_text(log, b, level, service, msg, fields, n_fields);
+}
+
+/* Formats and writes one record, past the summaries. */
+static void write_record(sw_log *log, sw_log_level level, const char *service, const char *msg,
+                         const sw_log_field *fields, size_t n_fields)
+{
+    char stack[LOG_STACK_BUF];
+    lbuf b = {.p = stack, .len = 0, .cap = sizeof stack, .heap = false, .cut = false, .marked = false};
+    format_record(log, &b, level, service, msg, fields, n_fields);
+    if (b.len > 0) sw_log_writer_put(log->writer, b.p, b.len);
+    if (b.heap) free(b.p);
+}
+
+/* "N similar records suppressed", at the level of the records, with their service, message
+ * and identity. */
+static void write_summary(void *arg, const sw_log_summary *s)
+{
+    sw_log *log = arg;
+    char msg[64];
+    snprintf(msg, sizeof msg, "%llu similar records suppressed", (unsigned long long)s->suppressed);
+    sw_log_field f[4];
+    size_t n = 0;
+    f[n++] = (sw_log_field){.key = "suppressed", .type = SW_LF_INT, .i = (int64_t)s->suppressed};
+    f[n++] = (sw_log_field){.key = "message", .type = SW_LF_STR, .s = s->msg};
+    if (s->reason) f[n++] = (sw_log_field){.key = "reason", .type = SW_LF_STR, .s = s->reason};
+    if (s->error) f[n++] = (sw_log_field){.key = "error", .type = SW_LF_STR, .s = s->error};
+    write_record(log, s->level, s->service, msg, f, n);
+}
+
+/* The writer's tick: the summaries of the windows that ended. */
+static int64_t on_tick(void *arg, int64_t now)
+{
+    sw_log *log = arg;
+    return log->limit ? sw_log_limit_expire(log->limit, now, false, write_summary, log) : 0;
+}
+
+/* The writer's notice, "N log lines dropped" (a host warning), into out. */
+static size_t drop_notice(void *arg, uint64_t dropped, char *out, size_t cap)
+{
+    const sw_log *log = arg;
+    char msg[64], stack[LOG_STACK_BUF];
+    snprintf(msg, sizeof msg, "%llu log lines dropped", (unsigned long long)dropped);
+    sw_log_field f = {.key = "dropped", .type = SW_LF_INT, .i = (int64_t)dropped};
+    lbuf b = {.p = stack, .len = 0, .cap = sizeof stack, .heap = false, .cut = false, .marked = false};
+    format_record(log, &b, SW_LOG_WARN, NULL, msg, &f, 1);
+    size_t n = b.len <= cap ? b.len : 0;
+    memcpy(out, b.p, n);
+    if (b.heap) free(b.p);
+    return n;
+}
+
+/* ---- the log ---- */
+
+sw_log_options sw_log_defaults(bool json, sw_log_level min_level, bool color)
+{
+    return (sw_log_options){.json = json, .color = color, .min_level = min_level, .mode = SW_LOG_AUTO,
+                            .buffer_bytes = SW_LOG_BUFFER_BYTES, .flush_timeout_ns = SW_LOG_FLUSH_TIMEOUT_NS,
+                            .burst = SW_LOG_BURST, .window_ns = SW_LOG_WINDOW_NS};
+}
+
+/* AUTO: a regular file (which never pushes back, and whose readers expect each line written
+ * when the call returns) is written directly; pipes, sockets and terminals are buffered. */
+static bool buffered_for(FILE *out, sw_log_mode mode)
+{
+    if (mode != SW_LOG_AUTO) return mode == SW_LOG_BUFFERED;
+    struct stat st;
+    int fd = fileno(out);
+    return fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+sw_log *sw_log_open(FILE *out, const sw_log_options *o)
+{
+    sw_log *log = calloc(1, sizeof *log);
+    if (!log) return NULL;
+    out = out ? out : stderr;
+    log->json = o->json;
+    log->color = o->color && !o->json;
+    log->min = o->min_level;
+    log->flush_timeout = o->flush_timeout_ns;
+    if (o->burst > 0) log->limit = sw_log_limit_new(o->burst, o->window_ns);
+    sw_log_writer_config wc = {.out = out, .buffered = buffered_for(out, o->mode), .capacity = o->buffer_bytes,
+                               .notice = drop_notice, .tick = on_tick, .arg = log};
+    if (o->burst == 0 || log->limit) log->writer = sw_log_writer_new(&wc);
+    if (!log->writer) {
+        sw_log_limit_free(log->limit);
+        free(log);
+        return NULL;
     }
-    pthread_mutex_unlock(&log->lock);
+    return log;
+}
+
+sw_log *sw_log_new(FILE *out, bool json, sw_log_level min_level, bool color)
+{
+    sw_log_options o = sw_log_defaults(json, min_level, color);
+    return sw_log_open(out, &o);
+}
+
+void sw_log_free(sw_log *log)
+{
+    if (!log) return;
+    if (log->limit) sw_log_limit_expire(log->limit, sw_log_clock_ns(), true, write_summary, log);
+    sw_log_writer_free(log->writer, log->flush_timeout);
+    sw_log_limit_free(log->limit);
+    free(log);
+}
+
+bool sw_log_flush(sw_log *log, int64_t timeout_ns)
+{
+    if (!log) return true;
+    if (log->limit) sw_log_limit_expire(log->limit, sw_log_clock_ns(), true, write_summary, log);
+    return sw_log_writer_flush(log->writer, timeout_ns);
 }
 
 void sw_log_write(sw_log *log, sw_log_level level, const char *service, const char *msg,
@@ -530,10 +611,18 @@ void sw_log_write(sw_log *log, sw_log_level level, const char *service, const ch
     if (!log || level < log->min) return;
     if (!msg) msg = "";
     if (!fields) n_fields = 0;
-    char stack[LOG_STACK_BUF];
-    lbuf b = {.p = stack, .len = 0, .cap = sizeof stack, .heap = false, .cut = false, .marked = false};
-    if (log->json) format_json(&b, level, service, msg, fields, n_fields);
-    else format_text(log, &b, level, service, msg, fields, n_fields);
-    emit(log, b.p, b.len);
-    if (b.heap) free(b.p);
+    if (log->limit && !sw_log_limit_exempt(log->limit, level)) {
+        sw_log_summary before[2];
+        size_t n_before;
+        int64_t wake;
+        bool pass = sw_log_limit_check(log->limit, sw_log_clock_ns(), level, service, msg, fields, n_fields, before,
+                                       &n_before, &wake);
+        for (size_t i = 0; i < n_before; i++) {
+            write_summary(log, &before[i]);
+            sw_log_summary_clear(&before[i]);
+        }
+        if (wake) sw_log_writer_wake_at(log->writer, wake);
+        if (!pass) return;
+    }
+    write_record(log, level, service, msg, fields, n_fields);
 }

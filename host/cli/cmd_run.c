@@ -90,6 +90,7 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
         uv_close((uv_handle_t *)&x.sigterm, NULL);
     }
     fflush(stdout);
+    sw_log_flush(log, SW_LOG_FLUSH_TIMEOUT_NS); /* the process's log lines come before its error */
     if (x.error) fprintf(stderr, "%s: %s\n", e->id, x.error);
     sw_runtime_free(x.rt);
     uv_close((uv_handle_t *)&x.done, NULL);
@@ -116,6 +117,7 @@ static void on_app_signal(uv_signal_t *h, int signum)
     if (++a->signals > 1) {
         sw_log_write(a->sup.log, SW_LOG_WARN, NULL, "second signal: exiting now", NULL, 0);
         sw_control_remove_file(a->ctl);
+        sw_log_flush(a->sup.log, 200 * 1000 * 1000); /* briefly: the user asked to exit now */
         _exit(1);
     }
     sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGINT ? "SIGINT" : "SIGTERM"};
@@ -204,6 +206,7 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     sw_supervisor_close(&a.sup);
     uv_loop_close(&a.loop);
     sw_notify_free(notify);
+    sw_log_flush(log, SW_LOG_FLUSH_TIMEOUT_NS); /* pending summaries before the last line */
     sw_log_write(log, SW_LOG_INFO, NULL, "stopped", NULL, 0);
     sw_log_free(log);
     return 0;

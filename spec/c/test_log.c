@@ -1,7 +1,10 @@
 /* Unit tests for host/base/log.c: the text and JSON line formats (exact lines, timestamps
  * checked for shape), escaping and quoting, invalid UTF-8, key collisions, truncation of huge
- * records, level filtering and parsing, and whole lines from concurrent writers. Every JSON
- * line is checked by a validator of its own here, not by the library that wrote it. */
+ * records, level filtering and parsing, and whole lines from concurrent writers; the buffered
+ * writer (log_writer.c) on pipes: whole lines in each thread's order, drops and their notice
+ * when nobody reads, a bounded shutdown; the summaries (log_limit.c), on a clock of the
+ * test's own and through the log; and the cost of a record (printed, not asserted). Every
+ * JSON line is checked by a validator of its own here, not by the library that wrote it. */
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -11,12 +14,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "log.h"
+#include "log_limit.h"
+#include "log_writer.h"
 
 /* ---- a minimal JSON validator (RFC 8259, UTF-8 checked) ---- */
 
@@ -519,23 +526,24 @@ static void *write_lines(void *arg)
     return NULL;
 }
 
-static void run_threads(fixture *fx, size_t pad)
+static void run_threads(sw_log *log, size_t pad)
 {
     pthread_t t[N_THREADS];
     writer w[N_THREADS];
     for (int i = 0; i < N_THREADS; i++) {
-        w[i] = (writer){.log = fx->log, .id = i, .pad = pad};
+        w[i] = (writer){.log = log, .id = i, .pad = pad};
         assert_int_equal(pthread_create(&t[i], NULL, write_lines, &w[i]), 0);
     }
     for (int i = 0; i < N_THREADS; i++) pthread_join(t[i], NULL);
 }
 
-/* Checks every line: well formed, and each (thread, seq) exactly once. */
-static void check_lines(fixture *fx, bool json, size_t pad)
+/* Checks every line of text: well formed, each (thread, seq) exactly once, and each thread's
+ * lines in the order it wrote them. */
+static void check_text(const char *text, bool json, size_t pad)
 {
-    char *all = strdup(contents(fx));
-    static bool seen[N_THREADS][N_LINES];
-    memset(seen, 0, sizeof seen);
+    char *all = strdup(text);
+    int last[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++) last[i] = -1;
     size_t lines = 0;
     char *save = NULL;
     for (char *line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -552,8 +560,8 @@ static void check_lines(fixture *fx, bool json, size_t pad)
             assert_int_equal(sscanf(p, "INFO  app:svc  tick  thread=%d seq=%d", &th, &seq), 2);
         }
         assert_true(th >= 0 && th < N_THREADS && seq >= 0 && seq < N_LINES);
-        assert_false(seen[th][seq]);
-        seen[th][seq] = true;
+        assert_int_equal(seq, last[th] + 1); /* once each, in order */
+        last[th] = seq;
         const char *pv = strstr(line, json ? "\"pad\":\"" : "pad=");
         assert_non_null(pv);
         pv += json ? 7 : 4;
@@ -567,15 +575,410 @@ static void check_lines(fixture *fx, bool json, size_t pad)
 static void test_threads_json(void **state)
 {
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, false);
-    run_threads(fx, 200);
-    check_lines(fx, true, 200);
+    run_threads(fx->log, 200);
+    check_text(contents(fx), true, 200);
 }
 
 static void test_threads_text_large(void **state)
 {
     fixture *fx = open_log(state, false, SW_LOG_DEBUG, false);
-    run_threads(fx, 6000); /* past the stack buffer: heap records */
-    check_lines(fx, false, 6000);
+    run_threads(fx->log, 6000); /* past the stack buffer: heap records */
+    check_text(contents(fx), false, 6000);
+}
+
+/* ---- the buffered writer, on a pipe ---- */
+
+typedef struct piped {
+    int rd;
+    FILE *out; /* the write end, for the log */
+    pthread_t reader;
+    bool reading;
+    char *text;
+    size_t len, cap;
+} piped;
+
+static void *read_pipe(void *arg)
+{
+    piped *p = arg;
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(p->rd, buf, sizeof buf)) > 0) {
+        while (p->len + (size_t)n + 1 > p->cap) p->text = realloc(p->text, p->cap = p->cap ? p->cap * 2 : 1 << 16);
+        memcpy(p->text + p->len, buf, (size_t)n);
+        p->len += (size_t)n;
+    }
+    return NULL;
+}
+
+/* A pipe whose reader has not started; size: its capacity (0: the system's). */
+static void pipe_open(piped *p, int size)
+{
+    int fds[2];
+    memset(p, 0, sizeof *p);
+    assert_int_equal(pipe(fds), 0);
+    if (size) assert_true(fcntl(fds[1], F_SETPIPE_SZ, size) >= size);
+    p->rd = fds[0];
+    p->out = fdopen(fds[1], "w");
+    assert_non_null(p->out);
+}
+
+static void pipe_read(piped *p)
+{
+    assert_int_equal(pthread_create(&p->reader, NULL, read_pipe, p), 0);
+    p->reading = true;
+}
+
+/* Closes the write end (after sw_log_free) and returns all that was read (caller frees). */
+static char *pipe_close(piped *p)
+{
+    fclose(p->out);
+    if (!p->reading) pipe_read(p);
+    pthread_join(p->reader, NULL);
+    close(p->rd);
+    if (!p->text) p->text = calloc(1, 1);
+    p->text[p->len] = '\0';
+    return p->text;
+}
+
+static sw_log *open_buffered(piped *p, bool json, size_t bytes)
+{
+    sw_log_options o = sw_log_defaults(json, SW_LOG_DEBUG, false);
+    o.mode = SW_LOG_BUFFERED;
+    o.buffer_bytes = bytes;
+    sw_log *log = sw_log_open(p->out, &o);
+    assert_non_null(log);
+    return log;
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Whole lines in each thread's order through the ring, which holds them all (about 8 MB of
+ * text with records past the stack buffer, 1 MB of JSON): nothing drops however slow the
+ * reader. */
+static void threads_buffered(bool json)
+{
+    piped p;
+    pipe_open(&p, 0);
+    pipe_read(&p);
+    size_t pad = json ? 200 : 2000;
+    sw_log *log = open_buffered(&p, json, 16u << 20);
+    run_threads(log, pad);
+    sw_log_free(log);
+    char *text = pipe_close(&p);
+    check_text(text, json, pad);
+    free(text);
+}
+
+static void test_buffered_threads_json(void **state)
+{
+    (void)state;
+    threads_buffered(true);
+}
+
+static void test_buffered_threads_text(void **state)
+{
+    (void)state;
+    threads_buffered(false);
+}
+
+/* Nobody reads a 4 KB pipe: 2,000 records never block the caller, the ring (8 KB) fills and
+ * the rest drop. Then the reader starts: what got in comes out in order, and each gap is one
+ * notice "N log lines dropped" telling its exact size. */
+static void drops(bool json)
+{
+    piped p;
+    pipe_open(&p, 4096);
+    sw_log *log = open_buffered(&p, json, 8192);
+    enum { N = 2000 };
+    double t0 = seconds();
+    for (int i = 0; i < N; i++) {
+        sw_log_field f[] = {INT("seq", i), STR("pad", "0123456789012345678901234567890123456789")};
+        sw_log_write(log, SW_LOG_INFO, "app:svc", "tick", f, 2);
+    }
+    assert_true(seconds() - t0 < 5); /* it would hang for good if a write blocked */
+    assert_false(sw_log_flush(log, 50 * 1000000LL)); /* stuck */
+    pipe_read(&p);
+    assert_true(sw_log_flush(log, 10 * 1000000000LL));
+    sw_log_field f[] = {INT("seq", N)};
+    sw_log_write(log, SW_LOG_INFO, "app:svc", "tick", f, 1);
+    sw_log_free(log);
+    char *text = pipe_close(&p);
+    long next = 0, gap = 0, notices = 0, records = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        long seq, dropped;
+        if (json && !json_ok(line)) fail_msg("not JSON: %s", line);
+        const char *body = json ? strip_ts(line) : strip_time(line);
+        if ((json && sscanf(body, "\"level\":\"warn\",\"msg\":\"%ld log lines dropped\",\"dropped\":%ld}", &gap, &dropped) == 2) ||
+            (!json && sscanf(body, "WARN  -  %ld log lines dropped  dropped=%ld", &gap, &dropped) == 2)) {
+            assert_int_equal(gap, dropped);
+            assert_true(gap > 0);
+            next += gap;
+            notices++;
+            continue;
+        }
+        const char *at = strstr(body, json ? "\"seq\":" : "seq=");
+        assert_non_null(at);
+        assert_int_equal(sscanf(at + (json ? 6 : 4), "%ld", &seq), 1);
+        assert_int_equal(seq, next); /* nothing lost without a notice, nothing twice */
+        next++;
+        records++;
+    }
+    assert_int_equal(next, N + 1);
+    assert_true(notices >= 1);
+    assert_true(records > 1 && records < N);
+    print_message("    %ld of %d records written, %ld notice(s)\n", records, N + 1, notices);
+    free(text);
+}
+
+static void test_drops_text(void **state)
+{
+    (void)state;
+    drops(false);
+}
+
+static void test_drops_json(void **state)
+{
+    (void)state;
+    drops(true);
+}
+
+/* A reader that never reads: sw_log_free waits for the flush timeout, then gives up. */
+static void test_shutdown_stuck_reader(void **state)
+{
+    (void)state;
+    piped p;
+    pipe_open(&p, 4096);
+    sw_log_options o = sw_log_defaults(false, SW_LOG_DEBUG, false);
+    o.mode = SW_LOG_BUFFERED;
+    o.flush_timeout_ns = 300 * 1000000LL;
+    sw_log *log = sw_log_open(p.out, &o);
+    for (int i = 0; i < 2000; i++) {
+        sw_log_field f[] = {INT("seq", i)};
+        sw_log_write(log, SW_LOG_INFO, "app:svc", "tick", f, 1);
+    }
+    double t0 = seconds();
+    sw_log_free(log);
+    double took = seconds() - t0;
+    assert_true(took >= 0.25 && took < 5);
+    free(pipe_close(&p));
+}
+
+/* ---- summaries ---- */
+
+typedef struct verdict {
+    bool pass;
+    size_t n_before;
+    sw_log_summary before[2];
+    int64_t wake;
+} verdict;
+
+static verdict check_at(sw_log_limit *l, int64_t t, sw_log_level level, const char *service, const char *msg,
+                        const sw_log_field *f, size_t n)
+{
+    verdict v;
+    v.pass = sw_log_limit_check(l, t, level, service, msg, f, n, v.before, &v.n_before, &v.wake);
+    return v;
+}
+
+static void expect_summary(verdict *v, sw_log_level level, const char *service, const char *msg, const char *reason,
+                           uint64_t n)
+{
+    assert_int_equal(v->n_before, 1);
+    sw_log_summary *s = &v->before[0];
+    assert_int_equal(s->level, level);
+    assert_string_equal(s->service, service);
+    assert_string_equal(s->msg, msg);
+    if (reason) assert_string_equal(s->reason, reason);
+    else assert_null(s->reason);
+    assert_int_equal(s->suppressed, n);
+    sw_log_summary_clear(s);
+}
+
+typedef struct collected {
+    int n;
+    sw_log_summary s[512];
+} collected;
+
+static void collect(void *arg, const sw_log_summary *s)
+{
+    collected *c = arg;
+    assert_true(c->n < 512);
+    sw_log_summary *d = &c->s[c->n++];
+    *d = *s;
+    d->service = s->service ? strdup(s->service) : NULL;
+    d->msg = strdup(s->msg);
+    d->reason = s->reason ? strdup(s->reason) : NULL;
+    d->error = s->error ? strdup(s->error) : NULL;
+}
+
+static void collected_clear(collected *c)
+{
+    for (int i = 0; i < c->n; i++) sw_log_summary_clear(&c->s[i]);
+    c->n = 0;
+}
+
+/* The rules on a clock of our own: burst 3 per window of 1000 ns. */
+static void test_limit_rules(void **state)
+{
+    (void)state;
+    sw_log_limit *l = sw_log_limit_new(3, 1000);
+    sw_log_field f[] = {STR("state", "failed"), INT("attempt", 1), STR("reason", "boom"), NUM("next_attempt", 0)};
+    assert_true(sw_log_limit_exempt(l, SW_LOG_INFO));
+    assert_false(sw_log_limit_exempt(l, SW_LOG_WARN));
+    /* attempt, next_attempt and state differ: still identical */
+    for (int t = 0; t < 3; t++) {
+        f[0].s = t == 1 ? "starting" : "failed";
+        f[1].i = t;
+        f[3].d = t * 0.5;
+        verdict v = check_at(l, 10 + t, SW_LOG_WARN, "app:a", "service state", f, 4);
+        assert_true(v.pass);
+        assert_int_equal(v.n_before, 0);
+        assert_int_equal(v.wake, 0);
+    }
+    verdict v = check_at(l, 13, SW_LOG_WARN, "app:a", "service state", f, 4);
+    assert_false(v.pass);
+    assert_int_equal(v.wake, 1010); /* the window's end: a summary is due then */
+    v = check_at(l, 14, SW_LOG_WARN, "app:a", "service state", f, 4);
+    assert_false(v.pass);
+    assert_int_equal(v.wake, 0);
+    /* another service, another level, another message, no reason: their own budgets */
+    assert_true(check_at(l, 15, SW_LOG_WARN, "app:b", "service state", f, 4).pass);
+    assert_true(check_at(l, 15, SW_LOG_ERROR, "app:a", "service state", f, 4).pass);
+    assert_true(check_at(l, 15, SW_LOG_WARN, "app:a", "other", f, 4).pass);
+    assert_true(check_at(l, 15, SW_LOG_WARN, NULL, "service state", f, 4).pass);
+    /* app:a storms: its info records get the same budget; other services' do not */
+    assert_false(sw_log_limit_exempt(l, SW_LOG_INFO));
+    sw_log_field info[] = {STR("state", "starting"), INT("attempt", 9)};
+    for (int i = 0; i < 3; i++) assert_true(check_at(l, 20 + i, SW_LOG_INFO, "app:a", "service state", info, 2).pass);
+    assert_false(check_at(l, 23, SW_LOG_INFO, "app:a", "service state", info, 2).pass);
+    assert_true(check_at(l, 23, SW_LOG_DEBUG, "app:a", "debug", NULL, 0).pass); /* a budget of its own */
+    for (int i = 0; i < 10; i++) assert_true(check_at(l, 24, SW_LOG_INFO, "app:c", "service state", info, 2).pass);
+    /* a new reason gets through at once, after the summary of the old one */
+    f[2].s = "bang";
+    v = check_at(l, 30, SW_LOG_WARN, "app:a", "service state", f, 4);
+    assert_true(v.pass);
+    expect_summary(&v, SW_LOG_WARN, "app:a", "service state", "boom", 2);
+    /* the `error` field counts too; absent and empty differ */
+    sw_log_field e1[] = {STR("error", "x")}, e2[] = {STR("error", "y")}, e3[] = {STR("error", "")};
+    for (int i = 0; i < 3; i++) assert_true(check_at(l, 40, SW_LOG_ERROR, "app:d", "process failed", e1, 1).pass);
+    assert_false(check_at(l, 41, SW_LOG_ERROR, "app:d", "process failed", e1, 1).pass);
+    v = check_at(l, 42, SW_LOG_ERROR, "app:d", "process failed", e2, 1);
+    assert_true(v.pass);
+    assert_int_equal(v.n_before, 1);
+    assert_string_equal(v.before[0].error, "x");
+    sw_log_summary_clear(&v.before[0]);
+    assert_true(check_at(l, 43, SW_LOG_ERROR, "app:d", "process failed", e3, 1).pass);
+    assert_true(check_at(l, 44, SW_LOG_ERROR, "app:d", "process failed", NULL, 0).pass);
+    /* the ends of windows and storms: app:a's storm ends at 1010, its info window at 1020 (a
+     * summary), app:d's storm at 1040; then info records are exempt again */
+    collected c = {0};
+    assert_int_equal(sw_log_limit_expire(l, 1000, false, collect, &c), 1010);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(sw_log_limit_expire(l, 1020, false, collect, &c), 1040);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.s[0].level, SW_LOG_INFO);
+    assert_string_equal(c.s[0].msg, "service state");
+    assert_int_equal(c.s[0].suppressed, 1);
+    collected_clear(&c);
+    assert_false(sw_log_limit_exempt(l, SW_LOG_INFO));
+    assert_int_equal(sw_log_limit_expire(l, 1040, false, collect, &c), 0);
+    assert_int_equal(c.n, 0);
+    assert_true(sw_log_limit_exempt(l, SW_LOG_INFO));
+    /* a window that ended without a tick: the next record gets through after its summary */
+    for (int i = 0; i < 4; i++) check_at(l, 2000, SW_LOG_WARN, "app:e", "m", NULL, 0);
+    v = check_at(l, 3000, SW_LOG_WARN, "app:e", "m", NULL, 0);
+    assert_true(v.pass);
+    expect_summary(&v, SW_LOG_WARN, "app:e", "m", NULL, 1);
+    /* at the end, all that is left */
+    for (int i = 0; i < 5; i++) check_at(l, 3001, SW_LOG_ERROR, "app:f", "m", NULL, 0);
+    sw_log_limit_expire(l, 3002, true, collect, &c);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.s[0].suppressed, 2);
+    collected_clear(&c);
+    sw_log_limit_free(l);
+}
+
+/* Many keys: slots are reused, and an evicted slot's summary comes out first. */
+static void test_limit_eviction(void **state)
+{
+    (void)state;
+    sw_log_limit *l = sw_log_limit_new(1, 1000000);
+    uint64_t told = 0, suppressed = 0;
+    char msg[32];
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < 2000; k++)
+            for (int twice = 0; twice < 2; twice++) { /* the second is suppressed */
+                snprintf(msg, sizeof msg, "m%d", k);
+                verdict v = check_at(l, 1 + round, SW_LOG_WARN, "app:a", msg, NULL, 0);
+                if (round == 0) assert_int_equal(v.pass, !twice);
+                suppressed += !v.pass;
+                for (size_t i = 0; i < v.n_before; i++) {
+                    told += v.before[i].suppressed;
+                    sw_log_summary_clear(&v.before[i]);
+                }
+            }
+    collected c = {0};
+    sw_log_limit_expire(l, 10, true, collect, &c); /* at most the slots' count */
+    for (int i = 0; i < c.n; i++) told += c.s[i].suppressed;
+    collected_clear(&c);
+    assert_true(suppressed >= 2000);
+    assert_int_equal(told, suppressed); /* every suppressed record told once */
+    sw_log_limit_free(l);
+}
+
+/* Through the log: a burst of 2 per 300 ms; the summary comes at the window's end by itself,
+ * at sw_log_flush, and at sw_log_free. */
+static void test_summary_lines(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    *state = fx;
+    fx->f = tmpfile();
+    sw_log_options o = sw_log_defaults(true, SW_LOG_DEBUG, false);
+    o.burst = 2;
+    o.window_ns = 300 * 1000000LL;
+    fx->log = sw_log_open(fx->f, &o);
+    for (int i = 0; i < 10; i++) {
+        sw_log_field f[] = {STR("error", "boom"), INT("n", i)};
+        sw_log_write(fx->log, SW_LOG_ERROR, "app:x", "process failed", f, 2);
+    }
+    const char *all = contents(fx);
+    assert_non_null(strstr(all, "\"n\":1}"));
+    assert_null(strstr(all, "\"n\":2}"));
+    double t0 = seconds();
+    while (!strstr(contents(fx), "suppressed") && seconds() - t0 < 10) usleep(10000);
+    all = contents(fx);
+    const char *line = strstr(all, "{\"ts\"");
+    line = strstr(line + 1, "{\"ts\"");
+    line = strstr(line + 1, "{\"ts\""); /* the third line */
+    assert_non_null(line);
+    char *one = strndup(line, strlen(line) - 1);
+    assert_true(json_ok(one));
+    free(one);
+    assert_string_equal(strip_ts(line), "\"level\":\"error\",\"msg\":\"8 similar records suppressed\",\"service\":\"app:x\","
+                                        "\"suppressed\":8,\"message\":\"process failed\",\"error\":\"boom\"}\n");
+    reset(fx);
+    /* sw_log_flush tells what it has counted at once */
+    for (int i = 0; i < 4; i++) {
+        sw_log_field f[] = {STR("error", "boom")};
+        sw_log_write(fx->log, SW_LOG_ERROR, "app:x", "process failed", f, 1);
+    }
+    assert_true(sw_log_flush(fx->log, 1000000000));
+    assert_non_null(strstr(contents(fx), "\"msg\":\"2 similar records suppressed\""));
+    reset(fx);
+    for (int i = 0; i < 5; i++) {
+        sw_log_field f[] = {STR("error", "boom")};
+        sw_log_write(fx->log, SW_LOG_ERROR, "app:x", "process failed", f, 1);
+    }
+    sw_log_free(fx->log);
+    fx->log = NULL;
+    all = contents(fx);
+    assert_non_null(strstr(all, "\"msg\":\"3 similar records suppressed\""));
 }
 
 int main(void)
@@ -595,6 +998,14 @@ int main(void)
         cmocka_unit_test_teardown(test_truncation_text, teardown),
         cmocka_unit_test_teardown(test_threads_json, teardown),
         cmocka_unit_test_teardown(test_threads_text_large, teardown),
+        cmocka_unit_test(test_buffered_threads_json),
+        cmocka_unit_test(test_buffered_threads_text),
+        cmocka_unit_test(test_drops_text),
+        cmocka_unit_test(test_drops_json),
+        cmocka_unit_test(test_shutdown_stuck_reader),
+        cmocka_unit_test(test_limit_rules),
+        cmocka_unit_test(test_limit_eviction),
+        cmocka_unit_test_teardown(test_summary_lines, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
