@@ -640,6 +640,46 @@ function security.check(action, resource, meta) end
 function security.actor() end
 
 -- ---------------------------------------------------------------------------------------
+-- funcs
+-- ---------------------------------------------------------------------------------------
+
+---What funcs.async's channel receives once, when the function ends.
+---@class steward.CallResult
+---Every value the function returned, copied; n counts them (trailing nils included). Empty
+---(n = 0) on failure.
+---@field values {n: integer, [integer]: any}
+---nil on success; else the err of a returned `nil, err` (an errors.new value stays a table),
+---the message of a raised error without the host's traceback, "memory limit exceeded" or
+---"killed".
+---@field error? string|steward.Error|table
+
+---Calls function.lua entries, each call in a fresh process of its own with the caller's
+---service and security context (guarded as action "funcs.call" on the qualified id, checked
+---before the lookup). Arguments and results are copied as messages are. The caller owns its
+---calls: when it ends, the functions it still runs are killed. No timeout: a function that
+---never returns is bounded only by its own limits.
+---@class steward.funcslib
+funcs = {}
+
+---Runs function.lua `id` (relative ids are in the caller's namespace) with the arguments and
+---blocks the calling task until it ends. Returns everything the function returned, or nil,
+---err: "no function.lua app:x", "permission denied: funcs.call on app:x", "cannot send a
+---function value (at payload#2)", or the function's failure (see steward.CallResult.error).
+---@param id string
+---@param ... steward.Sendable
+---@return any ...
+function funcs.call(id, ...) end
+
+---Runs function.lua `id` as funcs.call does without blocking: returns a channel (capacity 1)
+---that receives one steward.CallResult when the function ends, or nil, err when the call
+---cannot start (the same errors as funcs.call).
+---@param id string
+---@param ... steward.Sendable
+---@return steward.Channel|nil channel
+---@return string? err
+function funcs.async(id, ...) end
+
+-- ---------------------------------------------------------------------------------------
 -- net
 -- ---------------------------------------------------------------------------------------
 

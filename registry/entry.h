@@ -18,6 +18,7 @@ typedef enum sw_kind {
     SW_KIND_GROUP,
     SW_KIND_POLICY,
     SW_KIND_DATA, /* registry.entry */
+    SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -162,7 +163,7 @@ struct sw_entry {
     size_t index;                /* position in the snapshot */
     const sw_entry *parent;      /* the service.group listing this entry, or NULL */
     union {
-        sw_process_lua process_lua;
+        sw_process_lua process_lua;  /* process.lua and function.lua */
         sw_library_lua library_lua;
         sw_process_host host;
         sw_service service;

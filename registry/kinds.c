@@ -18,7 +18,7 @@ static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
     "process", "channel", "time", "logger", "errors", "json", "registry", "security", "net",
-    "coroutine", "string", "table", "math", "bit", NULL};
+    "funcs", "coroutine", "string", "table", "math", "bit", NULL};
 
 /* ---- source ---- */
 
@@ -92,7 +92,7 @@ static void parse_imports(sw_parse *p, const sw_node *n, void *dst)
     }
 }
 
-/* ---- process.lua / library.lua / process.host ---- */
+/* ---- process.lua / function.lua / library.lua / process.host ---- */
 
 static const sw_field limits_fields[] = {
     {.name = "memory", .type = SW_F_SIZE, .offset = offsetof(sw_process_lua, limits.memory) - offsetof(sw_process_lua, limits), .flags = SW_F_POSITIVE},
@@ -160,7 +160,7 @@ static void parse_security(sw_parse *p, const sw_node *n, void *dst)
 }
 
 #define DEP_KINDS (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
-                   SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA))
+                   SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) | SW_KINDBIT(SW_KIND_FUNCTION_LUA))
 #define LC(f) offsetof(sw_lifecycle, f)
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
@@ -230,10 +230,12 @@ static const sw_kind_def kinds[] = {
     {"service.group", SW_KIND_GROUP, &group_schema, group_defaults},
     {"security.policy", SW_KIND_POLICY, &sw_policy_entry_schema, NULL},
     {"registry.entry", SW_KIND_DATA, NULL, NULL},
+    /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
+    {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
 };
 
 const char *const sw_kind_names[] = {"process.lua", "library.lua", "process.host", "process.service",
-                                     "service.group", "security.policy", "registry.entry", NULL};
+                                     "service.group", "security.policy", "registry.entry", "function.lua", NULL};
 
 const sw_kind_def *sw_kind_lookup(const char *name)
 {

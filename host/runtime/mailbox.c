@@ -308,6 +308,30 @@ static void on_link_down(sw_proc *p, lua_State *L, const sw_delivery *d)
     if (p->doom) snprintf(p->doom, len, "linked process %s failed%s", from, msg);
 }
 
+/* ---- host calls (SW_CALLS_KEY) ---- */
+
+/* The EXIT of a process a host call of p spawned: its callable, taken out of the table, is
+ * called with the decoded result table (nil if there is none). False: not a call's EXIT. */
+static bool on_call_exit(lua_State *L, const sw_delivery *d)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, SW_CALLS_KEY);
+    if (lua_isnil(L, -1)) { lua_pop(L, 1); return false; }
+    lua_pushnumber(L, (lua_Number)d->ref);
+    lua_rawget(L, -2);
+    if (lua_isnil(L, -1)) { lua_pop(L, 2); return false; }
+    lua_pushnumber(L, (lua_Number)d->ref);
+    lua_pushnil(L);
+    lua_rawset(L, -4);
+    int top = lua_gettop(L);
+    if (!d->len || sw_msg_decode(L, d->payload, d->len) != 1) {
+        lua_settop(L, top);
+        lua_pushnil(L);
+    }
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    return true;
+}
+
 /* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
 static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
 {
@@ -320,6 +344,7 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
         return true;
     case SW_DLV_TIMER: on_timer(p, L, d); break;
     case SW_DLV_EXIT:
+        if (on_call_exit(L, d)) break;
         if (pidvec_remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref)) push_event(p, L, SW_EVENT_EXIT, d);
         break;
     case SW_DLV_LINK_DOWN: on_link_down(p, L, d); break;

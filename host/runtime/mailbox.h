@@ -16,6 +16,11 @@
 typedef struct sw_proc sw_proc;
 typedef struct sw_runtime sw_runtime;
 
+/* Host calls that run in a process of their own (funcs.call): the caller spawns it monitored
+ * and puts a callable under the monitor ref (a number) in this table of its Lua registry; the
+ * EXIT then is not an event but is handed to that callable, once (mailbox.c, on_call_exit). */
+#define SW_CALLS_KEY "steward.calls"
+
 /* The `kind` of the tables process.events() yields. */
 #define SW_EVENT_EXIT "exit"
 #define SW_EVENT_LINK_DOWN "link_down"

@@ -107,6 +107,11 @@ typedef struct exit_state {
     sw_msgbuf result;            /* encoded {value = ..., error = ...} */
     lua_State *co;               /* where the value and error sit (0 index: absent) */
     int value_idx, error_idx;
+    /* function.lua (funcs): every returned value, co's 1..nvalues, as `values` = {n = N, ...},
+     * copied as messages are (the host's message limit, the encoder's error as `error`) */
+    bool all_values;
+    int nvalues;
+    size_t max_len;
 } exit_state;
 
 static void push_from(lua_State *L, lua_State *co, int idx)
@@ -118,6 +123,17 @@ static void push_from(lua_State *L, lua_State *co, int idx)
 
 /* lua_cpcall: builds and encodes the result table; a value that cannot be copied (a function)
  * is left out rather than losing the whole result. */
+static void push_values(lua_State *L, const exit_state *x)
+{
+    lua_createtable(L, x->nvalues, 1);
+    for (int i = 1; i <= x->nvalues; i++) {
+        push_from(L, x->co, i);
+        lua_rawseti(L, -2, i);
+    }
+    lua_pushinteger(L, x->nvalues);
+    lua_setfield(L, -2, "n");
+}
+
 static int encode_result(lua_State *L)
 {
     exit_state *x = lua_touserdata(L, 1);
@@ -127,12 +143,14 @@ static int encode_result(lua_State *L)
         if (attempt == 0) {
             push_from(L, x->co, x->value_idx);
             lua_setfield(L, -2, "value");
+            if (x->all_values) push_values(L, x), lua_setfield(L, -2, "values");
         }
         if (x->error_idx) push_from(L, x->co, x->error_idx);
         else if (x->error) lua_pushstring(L, x->error);
+        else if (x->all_values && attempt == 1) lua_pushstring(L, err); /* values not copied */
         else lua_pushnil(L);
         lua_setfield(L, -2, "error");
-        if (sw_msg_encode(L, -1, 1, 1 << 20, &x->result, err, sizeof err) == 0) return 0;
+        if (sw_msg_encode(L, -1, 1, x->max_len, &x->result, err, sizeof err) == 0) return 0;
         lua_pop(L, 1);
         x->error_idx = 0; /* a structured error that cannot be copied becomes its text */
     }
@@ -189,6 +207,8 @@ static void proc_exit(sw_proc *p, exit_state *x)
 {
     sw_vm_finish(p->vm); /* no memory limit or hook while the host reads results */
     sw_msgbuf_init(&x->result);
+    x->all_values = p->entry->kind == SW_KIND_FUNCTION_LUA;
+    x->max_len = x->all_values ? p->rt->max_message : 1 << 20;
     if (lua_cpcall(sw_vm_lua(p->vm), encode_result, x) != 0) x->result.len = 0;
     pthread_mutex_lock(&p->lock);
     p->dead = true;
@@ -256,11 +276,11 @@ static char *returned_error_text(lua_State *co, int idx)
 static void exit_returned(sw_proc *p, lua_State *co)
 {
     int n = lua_gettop(co);
-    exit_state x = {.kind = SW_EXIT_OK, .retryable = true, .co = co, .value_idx = n >= 1 ? 1 : 0};
+    exit_state x = {.kind = SW_EXIT_OK, .retryable = true, .co = co, .value_idx = n >= 1 ? 1 : 0, .nvalues = n};
     if (n >= 2 && lua_isnil(co, 1) && !lua_isnil(co, 2)) {
         x.kind = SW_EXIT_FAILED;
         x.code = 1;
-        x.value_idx = 0;
+        x.value_idx = x.nvalues = 0;
         x.error_idx = 2;
         x.error = returned_error_text(co, 2);
         x.retryable = error_retryable(co, 2);

@@ -21,7 +21,10 @@ static const char *const base =
     "  - { name: cfg, kind: registry.entry, data: { url: 'x' } }\n"
     "  - { name: pol, kind: security.policy, policy: { actions: a, resources: '*', effect: allow } }\n"
     "  - { name: a, kind: process.service, process: app:p, config: { c: app:cfg, p: app:pol } }\n"
-    "  - { name: b, kind: process.service, process: app:q }\n";
+    "  - { name: b, kind: process.service, process: app:q }\n"
+    "  - { name: lib2, kind: library.lua, source: 'return {w = 1}' }\n"
+    "  - { name: fn, kind: function.lua, source: 'return 3', imports: { l: app:lib2 } }\n"
+    "  - { name: c, kind: process.service, process: app:q, config: { handler: app:fn } }\n";
 
 /* Loads base with `from` replaced by `to` and says whether service id changed against base. */
 static bool changed_after(const char *from, const char *to, const char *id)
@@ -73,6 +76,17 @@ static void test_config_entry_change(void **st)
     assert_false(changed_after("url: 'x'", "url: 'y'", "app:b"));
 }
 
+/* A function.lua named in a service's config is reached like a process.lua: its code, its
+ * imports. */
+static void test_function_change_reaches_service(void **st)
+{
+    (void)st;
+    assert_true(changed_after("return 3", "return 4", "app:c"));
+    assert_false(changed_after("return 3", "return 4", "app:b"));
+    assert_true(changed_after("{w = 1}", "{w = 2}", "app:c"));
+    assert_false(changed_after("{w = 1}", "{w = 2}", "app:a"));
+}
+
 static void test_policy_change_is_not_a_change(void **st)
 {
     (void)st;
@@ -93,6 +107,7 @@ int main(void)
         cmocka_unit_test(test_code_change),
         cmocka_unit_test(test_library_change_reaches_importer),
         cmocka_unit_test(test_config_entry_change),
+        cmocka_unit_test(test_function_change_reaches_service),
         cmocka_unit_test(test_policy_change_is_not_a_change),
         cmocka_unit_test(test_scalar_type_counts),
     };

@@ -1,0 +1,3 @@
+return function()
+  error("boom here")
+end
