@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "random.h"
+
 int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit)
 {
     if (n < 1) n = 1;
@@ -17,5 +19,5 @@ int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit)
 
 int64_t sw_backoff_next(const sw_restart *r, int64_t attempt)
 {
-    return sw_backoff_delay(r, attempt + 1, rand() / ((double)RAND_MAX + 1));
+    return sw_backoff_delay(r, attempt + 1, sw_random_unit()); /* seeded from the OS: a fleet never retries in lockstep */
 }

@@ -11,7 +11,8 @@
 /* Delay in nanoseconds before attempt n+1 after n consecutive failures (n >= 1). `unit` is a
  * uniform random number in [0, 1): 0.5 gives the centre (no jitter). */
 int64_t sw_backoff_delay(const sw_restart *r, int64_t n, double unit);
-/* The delay after `attempt` earlier consecutive failures and this one, jittered by rand(). */
+/* The delay after `attempt` earlier consecutive failures and this one, jittered by the host's
+ * generator, seeded from the OS (base/random.h). */
 int64_t sw_backoff_next(const sw_restart *r, int64_t attempt);
 
 #endif
