@@ -157,7 +157,8 @@ static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw
 {
     char *path = sw_control_default_path(cli->dir, cfg->control_socket);
     char err[600];
-    sw_control *ctl = path ? sw_control_open(sup, path, err, sizeof err) : NULL;
+    sw_control_limits limits = {cfg->control_idle_timeout_ns, cfg->control_request_timeout_ns};
+    sw_control *ctl = path ? sw_control_open(sup, path, &limits, err, sizeof err) : NULL;
     if (!ctl) fprintf(stderr, "steward: %s\n", path ? err : "out of memory");
     free(path);
     *notify = ctl ? sw_notify_from_env(sup->log) : NULL;

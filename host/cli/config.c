@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "control.h"
 #include "readfile.h"
 #include "schema.h"
 #include "units.h"
@@ -41,9 +42,13 @@ static const sw_field log_fields[] = {
     {.name = "format", .type = SW_F_CUSTOM, .offset = HC(log_format), .custom = parse_log_format},
     {.name = "level", .type = SW_F_CUSTOM, .offset = HC(log_level), .custom = parse_log_level},
 };
-static const sw_field control_fields[] = {{.name = "socket", .type = SW_F_STRING, .offset = HC(control_socket)}};
+static const sw_field control_fields[] = {
+    {.name = "socket", .type = SW_F_STRING, .offset = HC(control_socket)},
+    {.name = "idle_timeout", .type = SW_F_DURATION, .offset = HC(control_idle_timeout_ns), .flags = SW_F_POSITIVE},
+    {.name = "request_timeout", .type = SW_F_DURATION, .offset = HC(control_request_timeout_ns), .flags = SW_F_POSITIVE},
+};
 static const sw_schema security_schema = {security_fields, 1}, shutdown_schema = {shutdown_fields, 1},
-                       log_schema = {log_fields, 2}, control_schema = {control_fields, 1};
+                       log_schema = {log_fields, 2}, control_schema = {control_fields, 3};
 
 /* Sub-objects write at offsets of the whole struct: each OBJECT field sits at offset 0. */
 static const sw_field config_fields[] = {
@@ -60,6 +65,8 @@ void sw_host_config_defaults(sw_host_config *c)
     memset(c, 0, sizeof *c);
     c->strict_mode = true;
     c->shutdown_timeout_ns = 30 * SW_NS_PER_S;
+    c->control_idle_timeout_ns = SW_CTL_IDLE_TIMEOUT_S * SW_NS_PER_S;
+    c->control_request_timeout_ns = SW_CTL_REQUEST_TIMEOUT_S * SW_NS_PER_S;
 }
 
 int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags)

@@ -15,6 +15,8 @@ typedef struct sw_host_config {
     const char *log_format;          /* log.format: text | json, NULL: not set */
     const char *log_level;           /* log.level, NULL: not set */
     const char *control_socket;      /* control.socket, NULL: DIR/.steward.sock */
+    int64_t control_idle_timeout_ns;    /* control.idle_timeout (60s) */
+    int64_t control_request_timeout_ns; /* control.request_timeout (10s) */
     void *owner;                     /* keeps the parsed file alive */
 } sw_host_config;
 

@@ -147,7 +147,7 @@ static int remember(sw_ctl_op *op, sw_supervisor *s, const bool *set, size_t nam
     return 0;
 }
 
-/* start, stop or restart: ask the supervisor, then wait for the outcome. */
+/* start, stop or restart: ask the supervisor, then wait for the outcome. true: answered. */
 static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, json_t **reply)
 {
     bool *set = calloc(s->n, sizeof *set);
@@ -169,34 +169,35 @@ static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, json_t **reply)
     return sw_ctl_op_poll(op, s, reply);
 }
 
-bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, json_t **reply)
+sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len, json_t **reply)
 {
     memset(op, 0, sizeof *op);
     *reply = NULL;
     char err[256];
     if (sw_ctl_request_parse(line, len, &op->req, err, sizeof err) != 0) {
         *reply = sw_ctl_error_reply(err);
-        return true;
+        return SW_CTL_ANSWERED;
     }
     log_request(s, &op->req);
     sw_svc *v = op->req.id ? sw_supervisor_find(s, op->req.id) : NULL;
     if (op->req.id && !v) {
         *reply = unknown_service(op->req.id);
-        return true;
+        return SW_CTL_ANSWERED;
     }
     switch (op->req.cmd) {
     case SW_CTL_STATUS:
-        *reply = v ? sw_ctl_status_one(s, v) : sw_ctl_status_all(s, host_start);
-        return true;
+        if (!v) return SW_CTL_STATUS_ALL;
+        *reply = sw_ctl_status_one(s, v);
+        return SW_CTL_ANSWERED;
     case SW_CTL_RELOAD:
         *reply = s->shutting_down ? sw_ctl_error_reply("the host is shutting down") : reload(s, op->req.all);
-        return true;
+        return SW_CTL_ANSWERED;
     default:
         if (s->shutting_down && op->req.cmd != SW_CTL_STOP) {
             *reply = sw_ctl_error_reply("the host is shutting down");
-            return true;
+            return SW_CTL_ANSWERED;
         }
-        return act(op, s, v, reply);
+        return act(op, s, v, reply) ? SW_CTL_ANSWERED : SW_CTL_WAITING;
     }
 }
 

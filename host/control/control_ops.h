@@ -22,11 +22,16 @@ typedef struct sw_ctl_op {
     uint64_t deadline;    /* uv_hrtime */
 } sw_ctl_op;
 
-/* Handles one request line. true: the reply is in *reply (a new reference; NULL when memory
- * ran out); false: the operation is under way, call sw_ctl_op_poll (e.g. from a timer) until
- * it returns true. host_start: uv_hrtime of the host's start. The op needs sw_ctl_op_free
- * either way. */
-bool sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, uint64_t host_start, const char *line, size_t len, json_t **reply);
+/* What sw_ctl_op_begin did with a request. */
+typedef enum {
+    SW_CTL_ANSWERED,   /* the reply is in *reply (a new reference; NULL when memory ran out) */
+    SW_CTL_WAITING,    /* the operation is under way: call sw_ctl_op_poll until it answers */
+    SW_CTL_STATUS_ALL, /* a status of every service: the caller answers with the status
+                          document (sw_ctl_status_all), which it may share between requests */
+} sw_ctl_begun;
+
+/* Handles one request line. The op needs sw_ctl_op_free whatever the outcome. */
+sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len, json_t **reply);
 /* true with the reply in *reply (as above) once the services settled or the deadline passed. */
 bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply);
 void sw_ctl_op_free(sw_ctl_op *op);

@@ -30,7 +30,8 @@ function M.tmp(suffix)
 end
 
 -- opts: dir (app directory), socket (path; default a fresh temp one; false: DIR's default),
--- env (a "VAR=value ..." prefix), args (extra words after `run`).
+-- env (a "VAR=value ..." prefix), args (extra words after `run`), control (more lines of the
+-- config's control: mapping, e.g. "  idle_timeout: 2s\n"; with a socket only).
 function M.launch(opts)
   local self = setmetatable({ dir = opts.dir, err = M.tmp(".log"), pidfile = M.tmp(".pid"), rcfile = M.tmp(".rc"),
                               events = {}, offset = 0, partial = "" }, Host)
@@ -39,7 +40,7 @@ function M.launch(opts)
     self.socket = opts.socket or M.tmp(".sock")
     self.config = M.tmp(".yaml")
     local f = assert(io.open(self.config, "w"))
-    f:write(("control:\n  socket: %q\n"):format(self.socket))
+    f:write(("control:\n  socket: %q\n"):format(self.socket) .. (opts.control or ""))
     f:close()
     words[#words + 1] = "--config"
     words[#words + 1] = self.config

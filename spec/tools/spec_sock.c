@@ -3,7 +3,17 @@
  *                                stdout until the host closes (10 s at most)
  *   spec_sock dgram PATH SECONDS bind a datagram socket ("@name": abstract); print
  *                                "listening", then each datagram on one line (newlines as
- *                                '|'), until SECONDS pass or a datagram holds STOPPING=1 */
+ *                                '|'), until SECONDS pass or a datagram holds STOPPING=1
+ *   spec_sock flood PATH SECONDS  write {"cmd":"status"} lines and never read, until the host
+ *                                closes ("closed AFTER BYTES") or SECONDS pass ("open AFTER BYTES")
+ *   spec_sock hold PATH N SECONDS [TEXT...]
+ *                                open N connections, the i-th writing TEXT number i mod the count
+ *                                (if any); print "connected N", then "closed I AFTER" as the host
+ *                                closes each (replies read and dropped), until SECONDS pass or all
+ *                                are closed; then "open K"
+ *   spec_sock drip PATH TEXT INTERVAL SECONDS
+ *                                write TEXT one byte every INTERVAL seconds; print what comes back,
+ *                                then "closed AFTER SENT" when the host closes, or "open" */
 #include <errno.h>
 #include <stddef.h>
 #include <poll.h>
@@ -86,10 +96,117 @@ static int do_dgram(const char *path, double seconds)
     return 0;
 }
 
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un a;
+    socklen_t len = address(path, &a);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, len) != 0) {
+        fprintf(stderr, "spec_sock: connect %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    return fd;
+}
+
+static int do_flood(const char *path, double seconds)
+{
+    int fd = connect_to(path);
+    static const char req[] = "{\"cmd\":\"status\"}\n";
+    char buf[64 * (sizeof req - 1)];
+    for (size_t i = 0; i < 64; i++) memcpy(buf + i * (sizeof req - 1), req, sizeof req - 1);
+    double t0 = now_s();
+    size_t sent = 0;
+    while (now_s() - t0 < seconds) {
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        if (poll(&p, 1, 50) < 0) break;
+        if (p.revents & (POLLHUP | POLLERR)) {
+            printf("closed %.3f %zu\n", now_s() - t0, sent);
+            return 0;
+        }
+        if (!(p.revents & POLLOUT)) continue;
+        ssize_t w = send(fd, buf, sizeof buf, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            printf("closed %.3f %zu\n", now_s() - t0, sent);
+            return 0;
+        }
+        if (w > 0) sent += (size_t)w;
+    }
+    printf("open %.3f %zu\n", now_s() - t0, sent);
+    return 0;
+}
+
+static int do_hold(const char *path, int n, double seconds, char **texts, int n_texts)
+{
+    struct pollfd *p = calloc((size_t)n, sizeof *p);
+    for (int i = 0; i < n; i++) {
+        p[i].fd = connect_to(path);
+        p[i].events = POLLIN;
+        if (n_texts) {
+            const char *t = texts[i % n_texts];
+            if (send(p[i].fd, t, strlen(t), MSG_NOSIGNAL) < 0) fprintf(stderr, "spec_sock: send: %s\n", strerror(errno));
+        }
+    }
+    printf("connected %d\n", n);
+    fflush(stdout);
+    double t0 = now_s();
+    int open = n;
+    while (open > 0 && now_s() - t0 < seconds) {
+        if (poll(p, (nfds_t)n, 50) <= 0) continue;
+        for (int i = 0; i < n; i++) {
+            if (p[i].fd < 0 || !p[i].revents) continue;
+            char buf[65536];
+            ssize_t r = recv(p[i].fd, buf, sizeof buf, MSG_DONTWAIT);
+            if (r > 0 || (r < 0 && errno == EAGAIN)) continue;
+            printf("closed %d %.3f\n", i, now_s() - t0);
+            fflush(stdout);
+            close(p[i].fd);
+            p[i].fd = -1;
+            open--;
+        }
+    }
+    printf("open %d\n", open);
+    return 0;
+}
+
+static int do_drip(const char *path, const char *text, double interval, double seconds)
+{
+    int fd = connect_to(path);
+    double t0 = now_s(), next = t0;
+    size_t sent = 0, n = strlen(text);
+    while (now_s() - t0 < seconds) {
+        if (sent < n && now_s() >= next) {
+            if (send(fd, text + sent, 1, MSG_NOSIGNAL) == 1) sent++;
+            next += interval;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 20) <= 0) continue;
+        char buf[4096];
+        ssize_t r = recv(fd, buf, sizeof buf, 0);
+        if (r <= 0) {
+            printf("closed %.3f %zu\n", now_s() - t0, sent);
+            return 0;
+        }
+        fwrite(buf, 1, (size_t)r, stdout);
+        fflush(stdout);
+    }
+    printf("open %zu\n", sent);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "send") == 0) return do_send(argv[2]);
     if (argc >= 4 && strcmp(argv[1], "dgram") == 0) return do_dgram(argv[2], atof(argv[3]));
-    fprintf(stderr, "usage: spec_sock send PATH | spec_sock dgram PATH SECONDS\n");
+    if (argc >= 4 && strcmp(argv[1], "flood") == 0) return do_flood(argv[2], atof(argv[3]));
+    if (argc >= 5 && strcmp(argv[1], "hold") == 0) return do_hold(argv[2], atoi(argv[3]), atof(argv[4]), argv + 5, argc - 5);
+    if (argc >= 6 && strcmp(argv[1], "drip") == 0) return do_drip(argv[2], argv[3], atof(argv[4]), atof(argv[5]));
+    fprintf(stderr, "usage: spec_sock send PATH | dgram PATH SECONDS | flood PATH SECONDS | hold PATH N SECONDS [TEXT...] | drip PATH TEXT INTERVAL SECONDS\n");
     return 2;
 }
