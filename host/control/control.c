@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "control_client.h"
 #include "control_ops.h"
 #include "control_request.h"
 #include "control_status.h"
@@ -539,16 +540,9 @@ static int claim_path(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s exists and is not a socket: not replacing it", path);
         return -1;
     }
-    strcpy(addr.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-        return -1;
-    }
-    int rc = connect(fd, (struct sockaddr *)&addr, sizeof addr);
-    int e = errno;
-    close(fd);
-    if (rc == 0) {
+    int fd = sw_unix_connect(path), e = errno;
+    if (fd >= 0) {
+        close(fd);
         snprintf(err, errlen, "another host is already listening on %s", path);
         return -1;
     }

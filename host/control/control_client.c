@@ -13,9 +13,28 @@
 #include <time.h>
 #include <unistd.h>
 
-int sw_ctl_connect(const char *path, char *err, size_t errlen)
+int sw_unix_connect(const char *path)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof addr.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int sw_ctl_connect(const char *path, char *err, size_t errlen)
+{
+    struct sockaddr_un addr;
     struct stat st;
     if (strlen(path) >= sizeof addr.sun_path) {
         snprintf(err, errlen, "control socket path too long: %s", path);
@@ -36,19 +55,9 @@ int sw_ctl_connect(const char *path, char *err, size_t errlen)
                  (unsigned)st.st_uid, (unsigned)geteuid());
         return -1;
     }
-    strcpy(addr.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-        return -1;
-    }
-    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
-        int e = errno;
-        close(fd);
-        if (e == ECONNREFUSED) snprintf(err, errlen, "no host is listening on %s (stale socket file)", path);
-        else snprintf(err, errlen, "cannot connect to %s: %s", path, strerror(e));
-        return -1;
-    }
+    int fd = sw_unix_connect(path);
+    if (fd < 0 && errno == ECONNREFUSED) snprintf(err, errlen, "no host is listening on %s (stale socket file)", path);
+    else if (fd < 0) snprintf(err, errlen, "cannot connect to %s: %s", path, strerror(errno));
     return fd;
 }
 

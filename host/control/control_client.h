@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* A connected stream socket to the Unix socket at path (close-on-exec), or -1 with errno
+ * (ENAMETOOLONG for a path that does not fit). No checks of who owns it. */
+int sw_unix_connect(const char *path);
 /* Connects to the host listening on path. The socket fd, or -1 with a message in err
  * ("no host is listening on PATH", an owner that is not the caller, …). */
 int sw_ctl_connect(const char *path, char *err, size_t errlen);
