@@ -11,10 +11,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include "control_client.h"
+#include "control_path.h"
 #include "control_ops.h"
 #include "control_request.h"
 #include "control_status.h"
@@ -521,67 +520,15 @@ static void on_connection(uv_stream_t *server, int status)
 
 /* ---- the socket file ---- */
 
-/* Makes path free to bind: refuses a live host and anything that is not a socket, removes a
- * stale socket file. 0 or -1 with err. */
-static int claim_path(const char *path, char *err, size_t errlen)
-{
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof addr.sun_path) {
-        snprintf(err, errlen, "control socket path too long (at most %zu bytes): %s", sizeof addr.sun_path - 1, path);
-        return -1;
-    }
-    struct stat st;
-    if (lstat(path, &st) != 0) {
-        if (errno == ENOENT) return 0;
-        snprintf(err, errlen, "cannot use control socket %s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (!S_ISSOCK(st.st_mode)) {
-        snprintf(err, errlen, "%s exists and is not a socket: not replacing it", path);
-        return -1;
-    }
-    int fd = sw_unix_connect(path), e = errno;
-    if (fd >= 0) {
-        close(fd);
-        snprintf(err, errlen, "another host is already listening on %s", path);
-        return -1;
-    }
-    if (e != ECONNREFUSED && e != ENOENT) {
-        snprintf(err, errlen, "cannot use control socket %s: %s", path, strerror(e));
-        return -1;
-    }
-    unlink(path); /* stale: its host is gone */
-    return 0;
-}
-
 static int listen_on(sw_control *c, const char *path, char *err, size_t errlen)
 {
     uv_pipe_init(c->sup->loop, &c->server, 0);
     c->server.data = c;
     c->open_handles++;
-    mode_t old = umask(0177); /* created 0600: never a moment when others may connect */
-    int rc = uv_pipe_bind(&c->server, path);
-    umask(old);
-    struct stat st;
-    if (rc == 0 && (chmod(path, 0600) != 0 || stat(path, &st) != 0)) rc = uv_translate_sys_error(errno);
-    if (rc == 0) {
-        c->dev = st.st_dev;
-        c->ino = st.st_ino;
-        rc = uv_listen((uv_stream_t *)&c->server, 32, on_connection);
-    }
+    int rc = sw_ctl_bind_private(&c->server, path, &c->dev, &c->ino);
+    if (rc == 0) rc = uv_listen((uv_stream_t *)&c->server, 32, on_connection);
     if (rc != 0) snprintf(err, errlen, "cannot listen on %s: %s", path, uv_strerror(rc));
     return rc;
-}
-
-char *sw_control_default_path(const char *dir, const char *cfg_path)
-{
-    if (cfg_path) return strdup(cfg_path);
-    const char *d = dir && *dir ? dir : ".";
-    size_t n = strlen(d);
-    while (n > 1 && d[n - 1] == '/') n--;
-    char *p = malloc(n + sizeof "/.steward.sock");
-    if (p) sprintf(p, "%.*s/.steward.sock", (int)n, d);
-    return p;
 }
 
 /* A duration in ns as the loop's ms; def (s) when it is not positive. */
@@ -592,7 +539,7 @@ static uint64_t limit_ms(int64_t ns, int def)
 
 sw_control *sw_control_open(sw_supervisor *s, const char *path, const sw_control_limits *limits, char *err, size_t errlen)
 {
-    if (claim_path(path, err, errlen) != 0) return NULL;
+    if (sw_ctl_claim_path(path, err, errlen) != 0) return NULL;
     sw_control *c = calloc(1, sizeof *c);
     if (!c || !(c->path = strdup(path))) {
         free(c);
@@ -615,8 +562,7 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, const sw_control
 
 void sw_control_remove_file(const sw_control *c)
 {
-    struct stat st;
-    if (c && c->ino && lstat(c->path, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino) unlink(c->path);
+    if (c) sw_ctl_unlink_if_ours(c->path, c->dev, c->ino);
 }
 
 void sw_control_close(sw_control *c)
