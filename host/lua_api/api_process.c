@@ -33,6 +33,17 @@ static int fail(lua_State *L, const char *msg)
     return 2;
 }
 
+/* The host's check of a call that acts on another process or on a name, on the target as
+ * given (a name, or a pid string), before anything else happens. false: nil and "permission
+ * denied: <action> on <resource>" are pushed; the caller returns 2. */
+static bool guard(lua_State *L, const char *action, const char *resource)
+{
+    const sw_proc_ctx *ctx = &sw_proc_of(L)->ctx;
+    if (!ctx->allowed || ctx->allowed(L, action, resource)) return true;
+    sw_push_denied(L, action, resource);
+    return false;
+}
+
 static int deliver(lua_State *L, uint64_t to, sw_delivery_type type, uint64_t ref, const char *topic,
                    const sw_msgbuf *payload)
 {
@@ -181,6 +192,7 @@ static int p_events(lua_State *L)
 
 static int p_cancel(lua_State *L)
 {
+    if (!guard(L, "process.cancel", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     char err[256];
     sw_msgbuf reason;
@@ -198,6 +210,7 @@ static int p_cancel(lua_State *L)
 
 static int p_terminate(lua_State *L)
 {
+    if (!guard(L, "process.terminate", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     if (!to || sw_runtime_kill(sw_proc_of(L)->rt, to) != 0) return fail(L, "no such process");
     lua_pushboolean(L, 1);
@@ -226,6 +239,7 @@ static void exit_now(lua_State *L, uint64_t target)
 static int p_monitor(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
+    if (!guard(L, "process.monitor", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     uint64_t ref = sw_proc_new_ref(p);
     if (!to || deliver(L, to, SW_DLV_MONITOR, ref, NULL, NULL) != 0) {
@@ -287,6 +301,7 @@ static int p_unmonitor(lua_State *L)
 static int p_link(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
+    if (!guard(L, "process.link", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     if (!to || to == p->id) return fail(L, to ? "cannot link to itself" : "no such process");
     if (deliver(L, to, SW_DLV_LINK, 0, NULL, NULL) != 0) return fail(L, "no such process");
@@ -325,23 +340,32 @@ static int p_ready(lua_State *L)
     return 1;
 }
 
-/* ---- names ---- */
+/* ---- names ----
+ * Each call is guarded on the name as given. A name is released by the process that
+ * registered it or the one it names, or when the process it names ends. */
 
 static int r_register(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
     const char *name = luaL_checkstring(L, 1);
+    if (!guard(L, "process.register", name)) return 2;
     uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
     if (!id || strncmp(name, "host|", 5) == 0) return fail(L, id ? "names may not look like pids" : "no such process");
-    int rc = sw_pidtable_register(&p->rt->pids, name, id);
-    if (rc != 0) return fail(L, rc == -2 ? "no such process" : "name already registered");
+    switch (sw_pidtable_register(&p->rt->pids, name, id, p->id, 0)) {
+    case SW_NAME_OK: break;
+    case SW_NAME_TAKEN: return fail(L, "name already registered");
+    case SW_NAME_TOO_MANY: return fail(L, "too many names");
+    default: return fail(L, "no such process");
+    }
     lua_pushboolean(L, 1);
     return 1;
 }
 
 static int r_lookup(lua_State *L)
 {
-    uint64_t id = sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1));
+    const char *name = luaL_checkstring(L, 1);
+    if (!guard(L, "process.lookup", name)) return 2;
+    uint64_t id = sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, name);
     if (!id) return fail(L, "no process registered under that name");
     char pid[32];
     sw_pid_format(id, pid, sizeof pid);
@@ -351,8 +375,14 @@ static int r_lookup(lua_State *L)
 
 static int r_unregister(lua_State *L)
 {
-    if (sw_pidtable_unregister(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1), 0) != 0)
-        return fail(L, "no process registered under that name");
+    sw_proc *p = sw_proc_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    if (!guard(L, "process.unregister", name)) return 2;
+    switch (sw_pidtable_unregister(&p->rt->pids, name, p->id)) {
+    case SW_NAME_OK: break;
+    case SW_NAME_NOT_HELD: return fail(L, "name not held by this process");
+    default: return fail(L, "no process registered under that name");
+    }
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -74,6 +74,10 @@ struct sw_proc {
     bool dead;
     sw_vm *vm;
 
+    /* Guarded by the pid table's lock (pidtable.c). */
+    size_t names_owned;          /* names it registered that are not released */
+    uint64_t names_swept;        /* the table's death count at its last sweep for stale names */
+
     /* Below: only the thread running the process. */
     sw_proc_ctx ctx;
     const sw_entry *entry;

@@ -1,0 +1,148 @@
+-- Hardening (README "Limits", docs/hardening-notes.md): guarded calls on other processes and
+-- names, holder-only unregister, process limits under a spawn bomb, the host memory cap, and
+-- bounded mailboxes under a flood. Each case runs `steward run` on an app under
+-- spec/apps/hardening/ with its own control socket and host config, reads its stdout lines
+-- and JSON log, and stops it. Counts come from the logs; timings are generous (2 loaded cores).
+local h = require("spec.lua.steward_helper")
+local rt = require("spec.lua.runtime_helper")
+local ch = require("spec.lua.control_helper")
+local assert = require("luassert")
+
+local APPS = (os.getenv("SPEC_DIR") or "spec") .. "/apps/hardening"
+local SLOW = ch.SLOW
+local read = h.read_if
+
+-- `steward run APPS/app --log-format json --config CFG` with a fresh control socket; config is
+-- more host config text. Returns a control_helper Host that also captures stdout (host.out).
+local function launch(app, config)
+  local socket = ch.tmp(".sock")
+  local host = setmetatable({ dir = APPS .. "/" .. app, err = ch.tmp(".log"), out = ch.tmp(".out"),
+                              pidfile = ch.tmp(".pid"), rcfile = ch.tmp(".rc"), config = ch.tmp(".yaml"),
+                              socket = socket, events = {}, offset = 0, partial = "" }, ch.Host)
+  local f = assert(io.open(host.config, "w"))
+  f:write(("control:\n  socket: %q\n"):format(socket), config or "")
+  f:close()
+  local cmd = ("(%s run %s --log-format json --config %s >%s 2>%s </dev/null & echo $! >%s; wait $!; echo $? >%s)" ..
+               " >/dev/null 2>&1 </dev/null &"):format(h.quote(h.steward), h.quote(host.dir), h.quote(host.config),
+                                                     host.out, host.err, host.pidfile, host.rcfile)
+  os.execute(cmd)
+  local deadline = rt.now() + ch.DEADLINE
+  while not host.pid and rt.now() < deadline do
+    host.pid = tonumber(read(host.pidfile) or "")
+    if not host.pid then rt.sleep(0.005) end
+  end
+  assert(host.pid, "steward did not start")
+  return host
+end
+
+local function with_host(app, config, fn)
+  local host = launch(app, config)
+  local ok, err = pcall(fn, host)
+  host:cleanup()
+  os.remove(host.out)
+  if not ok then error(err, 0) end
+end
+
+local function stdout(host) return read(host.out) or "" end
+
+-- The stdout lines as a set and a list.
+local function lines(text)
+  local set, list = {}, {}
+  for line in text:gmatch("[^\n]+") do set[line] = true; list[#list + 1] = line end
+  return set, list
+end
+
+-- Waits until every pattern matches some stdout line; returns the stdout then.
+local function wait_lines(host, patterns)
+  return host:wait(table.concat(patterns, ", "), function()
+    local text = stdout(host)
+    for _, pat in ipairs(patterns) do
+      if not text:find(pat) then return nil end
+    end
+    return text
+  end)
+end
+
+-- The service's row in `steward status --json`.
+local function service(host, id)
+  for _, s in ipairs(host:status().services) do
+    if s.id == id then return s end
+  end
+end
+
+describe("hardening", function()
+  describe("guarded calls", function()
+    local text, victim
+
+    setup(function()
+      with_host("guards", nil, function(host)
+        -- the thief and greedy end (today's code: the thief may kill them, itself included)
+        host:wait("thief and greedy to end", function(events)
+          local ended = {}
+          for _, e in ipairs(events) do
+            if e.msg == "service state" and (e.state == "stopped" or e.state == "failed") then ended[e.service] = true end
+          end
+          return ended["app:thief"] and ended["app:greedy"]
+        end)
+        rt.sleep(0.3 * SLOW) -- anything the thief did would reach the victim by now
+        victim = service(host, "app:victim")
+        text = stdout(host) -- before the shutdown cancels everyone
+        host:stop()
+      end)
+    end)
+
+    it("passes steward check", function()
+      local r = h.run("check", APPS .. "/guards")
+      assert.are.equal(0, r.code, r.stderr)
+    end)
+
+    it("denies a deny-all service every call on another's name, before anything happens", function()
+      local set = lines(text)
+      for _, want in ipairs({
+        "thief lookup victim_box nil permission denied: process.lookup on victim_box",
+        "thief unregister victim_box nil permission denied: process.unregister on victim_box",
+        "thief register victim_box nil permission denied: process.register on victim_box",
+        "thief terminate victim_box nil permission denied: process.terminate on victim_box",
+        "thief cancel victim_box nil permission denied: process.cancel on victim_box",
+        "thief monitor victim_box nil permission denied: process.monitor on victim_box",
+        "thief link victim_box nil permission denied: process.link on victim_box",
+      }) do
+        assert(set[want], "missing line: " .. want .. "\n" .. text)
+      end
+    end)
+
+    it("checks a process acting on itself too (registering its own name)", function()
+      assert(lines(text)["thief register thief_box nil permission denied: process.register on thief_box"], text)
+    end)
+
+    it("denies terminate, cancel, link and monitor on every guessable pid", function()
+      local n = 0
+      for line in text:gmatch("[^\n]+") do
+        local what, pid, rest = line:match("^thief (%a+) (host|0x%x+) (.*)$")
+        if what then
+          n = n + 1
+          assert.are.equal(("nil permission denied: process.%s on %s"):format(what, pid), rest)
+        end
+      end
+      assert.are.equal(4 * 11, n, text) -- 12 pids but its own, 4 calls each
+    end)
+
+    it("leaves the victim untouched: same run, its name, no event", function()
+      assert.are.equal("running", victim.state)
+      assert.are.equal(0, victim.restarts)
+      assert(lines(text)["victim reregister=true pid=" .. victim.pid], text)
+      assert.is_nil(text:find("victim event="), text)
+      assert.is_nil(text:find("victim lost name"), text)
+      assert.is_nil(text:find("victim message="), text)
+    end)
+
+    it("lets only the holder unregister a name; registering it again is a no-op for the holder", function()
+      local set = lines(text)
+      assert(set["victim register=true"], text)
+      assert(set["greedy lookup=" .. victim.pid], text)
+      assert(set["greedy unregister=nil name not held by this process"], text)
+      assert(set["greedy register=nil name already registered"], text)
+      assert(set["greedy still=true"], text)
+    end)
+  end)
+end)
