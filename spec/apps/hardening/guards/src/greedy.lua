@@ -11,4 +11,5 @@ return function()
   out("register=" .. tostring(ok), tostring(err))
   out("still=" .. tostring(process.registry.lookup("victim_box") == pid))
   out("done")
+  process.ready()
 end

@@ -7,6 +7,7 @@ return function()
   local me = process.pid()
   out("register=" .. tostring(process.registry.register("victim_box")))
   out("reregister=" .. tostring(process.registry.register("victim_box")), "pid=" .. me)
+  process.ready()
   process.set_options({ trap_links = true })
   local events, inbox = process.events(), process.inbox()
   while true do
