@@ -51,6 +51,11 @@ struct sw_vm {
     const sw_vm_lib *libs;
     char *errmsg;
     sw_heap heap;  /* the state's small objects; large ones come from malloc */
+    sw_vm_budget *budget; /* the host's (vm.h), or NULL */
+    size_t taken;         /* bytes taken from it (SIZE_MAX without one: never more to take) */
+    size_t give_below;    /* below this many bytes held, give a step back (0 without one) */
+    int budget_strict;    /* passing its cap fails the allocation (from creation to the end) */
+    int lifted;           /* limit_lift: host-side work, where no allocation may fail */
 };
 
 static void vm_hook(lua_State *L, lua_Debug *ar);
@@ -58,11 +63,34 @@ static void gc_request(sw_vm *vm);
 
 /* ---- allocator ------------------------------------------------------------------------ */
 
+/* The state is about to hold `want` bytes, more than it has taken from the host's budget:
+ * take the steps it lacks. 0 when the cap refuses them (the allocation then fails). */
+static int budget_grow(sw_vm *vm, size_t want)
+{
+    size_t to = (want + SW_VM_BUDGET_STEP - 1) / SW_VM_BUDGET_STEP * SW_VM_BUDGET_STEP;
+    if (!sw_vm_budget_take(vm->budget, to - vm->taken, !vm->budget_strict || vm->lifted))
+        return 0;
+    vm->taken = to;
+    vm->give_below = to > 2 * SW_VM_BUDGET_STEP ? to - 2 * SW_VM_BUDGET_STEP : 0;
+    return 1;
+}
+
+/* Two steps or more to spare: keep one. */
+static void budget_shrink(sw_vm *vm)
+{
+    size_t to = (vm->mem + 2 * SW_VM_BUDGET_STEP - 1) / SW_VM_BUDGET_STEP * SW_VM_BUDGET_STEP;
+    sw_vm_budget_give(vm->budget, vm->taken - to);
+    vm->taken = to;
+    vm->give_below = to > 2 * SW_VM_BUDGET_STEP ? to - 2 * SW_VM_BUDGET_STEP : 0;
+}
+
 /* Counts every byte of the state. Growing over the limit fails (LuaJIT raises "not enough
  * memory") and marks the process: it will fail with "memory limit exceeded" even if user
  * code catches that error. Shrinking and freeing always succeed. Past gc_at it asks for a
  * collection, as LuaJIT never collects on a failed allocation. Blocks come from the state's
- * heap (vm_heap.c): creating a state makes ~320 allocations, which malloc made the larger part of it. */
+ * heap (vm_heap.c): creating a state makes ~320 allocations, which malloc made the larger part of it.
+ * With a host budget, growing past what the state has taken from it takes more steps first
+ * (budget_grow), and a free that leaves two steps spare gives one back: one compare each here. */
 static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     sw_vm *vm = ud;
@@ -72,11 +100,17 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         if (ptr) {
             vm->mem -= old;
             sw_heap_free(&vm->heap, ptr, old);
+            if (vm->mem < vm->give_below)
+                budget_shrink(vm);
         }
         return NULL;
     }
     if (vm->limit && nsize > old && vm->mem - old + nsize > vm->limit) {
         vm->oom = 1;
+        return NULL;
+    }
+    if (vm->mem - old + nsize > vm->taken && nsize > old && !budget_grow(vm, vm->mem - old + nsize)) {
+        vm->oom = 2;
         return NULL;
     }
     p = ptr ? sw_heap_realloc(&vm->heap, ptr, old, nsize) : sw_heap_alloc(&vm->heap, nsize);
@@ -103,10 +137,21 @@ static size_t limit_lift(sw_vm *vm)
 {
     size_t lim = vm->limit;
     vm->limit = 0;
+    vm->lifted = 1;
     return lim;
 }
 
-static void limit_restore(sw_vm *vm, size_t lim) { vm->limit = lim; }
+static void limit_restore(sw_vm *vm, size_t lim)
+{
+    vm->limit = lim;
+    vm->lifted = 0;
+}
+
+/* What a failed allocation means: over the state's own limit, or over the host's budget. */
+static const char *oom_text(const sw_vm *vm)
+{
+    return vm->oom == 2 ? "host memory limit reached" : "memory limit exceeded";
+}
 
 /* ---- hook: preemption, kill, collection ------------------------------------------------
  * Counting (reductions > 0, no JIT): a count hook fires every `reductions` instructions and
@@ -156,7 +201,7 @@ static int dying(sw_vm *vm)
 static void die(sw_vm *vm, lua_State *L)
 {
     hook_arm(vm, 1);
-    lua_pushstring(L, vm->oom ? "memory limit exceeded" : "killed");
+    lua_pushstring(L, vm->oom ? oom_text(vm) : "killed");
     lua_error(L);
 }
 
@@ -951,6 +996,7 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     atomic_init(&vm->killed, 0);
     atomic_flag_clear(&vm->hook_lock);
     sw_heap_init(&vm->heap, 0);
+    vm->taken = SIZE_MAX; /* no budget until sw_vm_set_budget */
     vm->L = lua_newstate(vm_alloc, vm);
     if (!vm->L || lua_cpcall(vm->L, vm_setup, vm) != 0) {
         if (vm->L)
@@ -964,13 +1010,24 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     return vm;
 }
 
+void sw_vm_set_budget(sw_vm *vm, sw_vm_budget *budget)
+{
+    vm->budget = budget;
+    vm->taken = 0;
+    budget_grow(vm, vm->mem); /* not strict yet: taken even past the cap */
+    vm->budget_strict = 1;
+}
+
 void sw_vm_free(sw_vm *vm)
 {
     if (!vm)
         return;
     vm->limit = 0; /* finalizers of host userdata may still allocate */
+    vm->budget_strict = 0;
     close_state(vm);
     sw_heap_release(&vm->heap);
+    if (vm->budget)
+        sw_vm_budget_give(vm->budget, vm->taken);
     free(vm->errmsg);
     free(vm);
 }
@@ -979,6 +1036,7 @@ lua_State *sw_vm_lua(sw_vm *vm) { return vm->L; }
 lua_State *sw_vm_thread(sw_vm *vm) { return vm->co; }
 size_t sw_vm_memory(const sw_vm *vm) { return vm->mem; }
 const char *sw_vm_error(sw_vm *vm) { return vm->errmsg; }
+const char *sw_vm_oom_error(const sw_vm *vm) { return vm->oom ? oom_text(vm) : NULL; }
 void sw_vm_set_libs(sw_vm *vm, const sw_vm_lib *libs) { vm->libs = libs; }
 
 /* ---- running: start, resume, block, outcome ------------------------------------------- */
@@ -996,6 +1054,7 @@ static sw_vm_status finish(sw_vm *vm, sw_vm_status st)
     vm->phase = PHASE_OVER;
     vm->final = st;
     vm->limit = 0;
+    vm->budget_strict = 0;
     hook_arm(vm, 0);
     if (st == SW_VM_KILLED)
         set_error(vm, "killed");
@@ -1053,7 +1112,7 @@ static sw_vm_status after_slice(sw_vm *vm, int rc)
     if (atomic_load(&vm->killed))
         return finish(vm, SW_VM_KILLED);
     if (vm->oom)
-        return fail(vm, "memory limit exceeded");
+        return fail(vm, oom_text(vm));
     if (rc == LUA_YIELD && why == WHY_PREEMPT)
         return vm->last = SW_VM_PREEMPTED;
     if (rc == LUA_YIELD && why == WHY_BLOCK)
@@ -1077,7 +1136,7 @@ int sw_vm_load(sw_vm *vm, const char *chunkname, const char *src, size_t len,
     rc = luaL_loadbufferx(vm->L, src, len, chunkname, "t");
     if (rc == 0)
         return 0;
-    msg = vm->oom || rc == LUA_ERRMEM ? "memory limit exceeded" : lua_tostring(vm->L, -1);
+    msg = vm->oom || rc == LUA_ERRMEM ? oom_text(vm) : lua_tostring(vm->L, -1);
     snprintf(err, errlen, "%s", msg ? msg : "cannot load chunk");
     lua_pop(vm->L, 1);
     return -1;
@@ -1253,7 +1312,7 @@ int sw_vm_load_compiled(sw_vm *vm, const char *chunkname, const unsigned char *b
     int rc = luaL_loadbufferx(vm->L, (const char *)bc, len, chunkname, "b");
     if (rc == 0)
         return 0;
-    const char *msg = vm->oom || rc == LUA_ERRMEM ? "memory limit exceeded" : lua_tostring(vm->L, -1);
+    const char *msg = vm->oom || rc == LUA_ERRMEM ? oom_text(vm) : lua_tostring(vm->L, -1);
     snprintf(err, errlen, "%s", msg ? msg : "cannot load chunk");
     lua_pop(vm->L, 1);
     return -1;
