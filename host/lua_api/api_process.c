@@ -114,7 +114,8 @@ static int spawn_with(lua_State *L, int flags)
         sw_msgbuf_free(&args);
         return fail(L, err);
     }
-    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = args.data, .args_len = args.len, .pool = pool};
+    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = args.data, .args_len = args.len,
+                  .pool = pool, .parent = p};
     if (!pool) s.worker = p->worker;
     if (flags & SPAWN_MONITOR) { s.monitor_by = p->id; s.monitor_ref = sw_proc_new_ref(p); }
     if (flags & SPAWN_LINK) s.link_to = p->id;

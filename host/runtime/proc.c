@@ -160,6 +160,14 @@ static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
     }
 }
 
+/* Out of the counts admit() put it in (README "Limits"). */
+static void discount(sw_proc *p)
+{
+    if (p->svc_counted) atomic_fetch_sub_explicit(&p->svc->live, 1, memory_order_relaxed);
+    if (p->counted) atomic_fetch_sub_explicit(&p->rt->procs, 1, memory_order_relaxed);
+    p->svc_counted = p->counted = false;
+}
+
 static void free_process_state(sw_proc *p)
 {
     while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
@@ -179,6 +187,7 @@ static void free_process_state(sw_proc *p)
     free(p->args);
     free(p->doom);
     free(p->service);
+    discount(p);
 }
 
 /* The end, whatever the cause: the pid dies first, so anything sent from now on is answered
@@ -371,7 +380,8 @@ void sw_proc_run(sw_proc *p)
     if (!sw_mailbox_take(p)) return;
     lua_State *L = sw_vm_lua(p->vm);
     if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
-        exit_failed(p, NULL, "memory limit exceeded", SW_EXIT_FAILED);
+        const char *why = sw_vm_oom_error(p->vm);
+        exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
         return;
     }
     if (p->kill_requested) { exit_failed(p, NULL, "killed", SW_EXIT_KILLED); return; }
@@ -458,10 +468,51 @@ static void spawn_failed(sw_proc *p)
     sw_proc_release(p);
 }
 
+/* lifecycle.limits.processes of the service, else of the nearest group around it, else the
+ * host's default. */
+static int64_t service_max(sw_runtime *rt, const sw_registry *reg, const char *service)
+{
+    for (const sw_entry *e = sw_registry_get(reg, service); e; e = e->parent) {
+        const sw_lifecycle *lc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle
+                               : e->kind == SW_KIND_GROUP   ? &e->as.group.lifecycle : NULL;
+        if (lc && lc->limits.processes) return lc->limits.processes;
+    }
+    return rt->limits.service_processes;
+}
+
+/* The limits a new process must pass before its state is made: the host's count, room under
+ * the memory cap, and its service's count when a process spawns it. 0, or -1 with err. */
+static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
+{
+    sw_runtime *rt = p->rt;
+    if (!sw_count_take(&rt->procs, rt->limits.processes)) {
+        snprintf(err, errlen, "process limit reached");
+        return -1;
+    }
+    p->counted = true;
+    if (atomic_load_explicit(&rt->memory.used, memory_order_relaxed) + SW_LIMIT_SPAWN_BYTES > rt->memory.cap) {
+        snprintf(err, errlen, "host memory limit reached");
+        return -1;
+    }
+    sw_svc_count *c = s->parent ? s->parent->svc : NULL;
+    if (c) {
+        if (!sw_count_take(&c->live, atomic_load_explicit(&c->max, memory_order_relaxed))) {
+            snprintf(err, errlen, "process limit reached");
+            return -1;
+        }
+        p->svc_counted = true;
+    } else if (!s->parent && s->service) {
+        c = sw_svc_count_get(&rt->services, s->service, service_max(rt, p->ctx.registry, s->service));
+    }
+    p->svc = c;
+    return 0;
+}
+
 sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
 {
     sw_proc *p = proc_alloc(rt, s);
     if (!p) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (admit(p, s, err, errlen) != 0) { spawn_failed(p); return NULL; }
     const sw_process_lua *pl = &s->entry->as.process_lua;
     sw_vm_limits lim = {(size_t)pl->limits.memory, (int)pl->limits.reductions, pl->jit};
     p->vm = sw_vm_new(&lim, p);
@@ -470,6 +521,7 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
         spawn_failed(p);
         return NULL;
     }
+    sw_vm_set_budget(p->vm, &rt->memory);
     sw_vm_set_libs(p->vm, rt->libs);
     if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return NULL; }
     return p;

@@ -63,6 +63,31 @@ local function wait_lines(host, patterns)
   end)
 end
 
+-- The host's RSS in MB; fails at once past bound_mb (a bomb on a host without limits grows by
+-- gigabytes: the spec must not take the machine down with it).
+local function rss_mb(host, bound_mb)
+  local mb = h.proc_sample(host.pid).rss / 1024
+  if bound_mb and mb > bound_mb then error(("host RSS %.0f MB, over %d MB"):format(mb, bound_mb), 2) end
+  return mb
+end
+
+-- Log events with this msg (and, if given, this service), in order.
+local function logged(events, msg, svc)
+  local out = {}
+  for _, e in ipairs(events) do
+    if e.msg == msg and (not svc or e.service == svc) then out[#out + 1] = e end
+  end
+  return out
+end
+
+-- `steward status` answered (exit 0); returns its wall time.
+local function timed_status(host)
+  local t0 = rt.now()
+  local r = host:ctl("status")
+  assert.are.equal(0, r.code, r.stderr)
+  return rt.now() - t0
+end
+
 -- The service's row in `steward status --json`.
 local function service(host, id)
   for _, s in ipairs(host:status().services) do
@@ -143,6 +168,75 @@ describe("hardening", function()
       assert(set["greedy unregister=nil name not held by this process"], text)
       assert(set["greedy register=nil name already registered"], text)
       assert(set["greedy still=true"], text)
+    end)
+  end)
+
+  describe("spawn bombs", function()
+    local CAP_MB = 256 -- the host's memory cap in these runs; RSS must stay well inside it
+
+    it("stop at the service's limit: refused with \"process limit reached\", the host keeps serving", function()
+      with_host("bomb", ("limits:\n  memory: %dMB\n"):format(CAP_MB), function(host)
+        -- 301 processes (the service's own and 300 spawned) try twice each; 300 succeed
+        local refusals = host:wait("302 refused spawns", function(events)
+          rss_mb(host, CAP_MB)
+          local r = logged(events, "spawn refused", "app:bomb")
+          return #r >= 302 and r
+        end)
+        rt.sleep(0.2 * SLOW)
+        assert.are.equal(302, #logged(host:poll(), "spawn refused", "app:bomb"))
+        for _, e in ipairs(refusals) do assert.are.equal("process limit reached", e.reason) end
+
+        -- a churning bomb at its limit: status answers within 1 s, RSS stays bounded, and
+        -- another service still spawns (the bombs are bounded per service, not by the host)
+        local r = host:ctl("start", "app:churn")
+        assert.are.equal(0, r.code, r.stdout .. r.stderr)
+        local t_end, worst, n = rt.now() + 2, 0, 0
+        while rt.now() < t_end do
+          worst = math.max(worst, timed_status(host))
+          rss_mb(host, CAP_MB)
+          n = n + 1
+          rt.sleep(0.1)
+        end
+        assert(n >= 3, "status sampled " .. n .. " times")
+        assert(worst < 1 * SLOW, ("steward status took %.2f s"):format(worst))
+        r = host:ctl("stop", "app:churn")
+        assert.are.equal(0, r.code, r.stdout .. r.stderr)
+        -- Stopping a service stops its own process; what it spawned lives on (the supervisor
+        -- does not stop a service's spawned processes yet): the host must simply go on.
+        local seen = #logged(host:poll(), "bystander", "app:bystander")
+        host:wait("two more bystander spawns", function(events)
+          return #logged(events, "bystander", "app:bystander") >= seen + 2
+        end)
+        assert(timed_status(host) < 1 * SLOW)
+        for _, e in ipairs(logged(host:poll(), "bystander", "app:bystander")) do
+          assert.are.equal(0, e.refused, "the bystander was refused: " .. tostring(e.reason))
+        end
+        assert(host:alive())
+        host:stop()
+      end)
+    end)
+
+    it("stop at the host's memory cap with \"host memory limit reached\"; RSS stays under it", function()
+      local cap = 48
+      with_host("bomb", ("limits:\n  memory: %dMB\n"):format(cap), function(host)
+        host:wait_event({ msg = "service state", service = "app:bystander", state = "running" })
+        local base = rss_mb(host, cap)
+        local r = host:ctl("start", "app:hog")
+        assert.are.equal(0, r.code, r.stdout .. r.stderr)
+        -- the host's own memory (code, libuv, logs: `base`) is outside the cap
+        local bound = cap + base + 16
+        host:wait("a spawn refused for memory", function(events)
+          rss_mb(host, bound)
+          for _, e in ipairs(logged(events, "spawn refused", "app:hog")) do
+            if e.reason == "host memory limit reached" then return true end
+          end
+        end)
+        local t_end = rt.now() + 0.5
+        while rt.now() < t_end do rss_mb(host, bound); rt.sleep(0.05) end
+        assert(timed_status(host) < 1 * SLOW)
+        assert(host:alive())
+        host:stop()
+      end)
     end)
   end)
 end)
