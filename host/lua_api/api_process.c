@@ -170,10 +170,14 @@ static int p_send(lua_State *L)
     if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
     sw_proc *target = send_target(self, to);
     sw_delivery *d = target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len) : NULL;
-    if (!d || !sw_proc_deliver(target, d)) { /* a message to a dead process is simply dropped */
+    int rc = !target ? SW_SEND_DEAD : !d ? SW_SEND_NO_MEMORY : sw_proc_send(target, d);
+    if (rc != SW_SEND_OK) { /* refused: nothing was queued (a dead process's is simply dropped) */
+        const char *why = rc == SW_SEND_FULL ? "mailbox full"
+                        : rc == SW_SEND_NO_MEMORY ? (d ? "host memory limit reached" : "out of memory")
+                        : "no such process";
         free(d);
-        forget_target(self);
-        return fail(L, target && !d ? "out of memory" : "no such process");
+        if (rc == SW_SEND_DEAD) forget_target(self);
+        return fail(L, why);
     }
     lua_pushboolean(L, 1);
     return 1;

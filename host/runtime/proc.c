@@ -182,6 +182,7 @@ static void free_process_state(sw_proc *p)
     pidvec_free(&p->monitoring);
     pidvec_free(&p->monitoring_refs);
     sw_msgbuf_free(&p->sendbuf);
+    sw_mailbox_out_free(p);
     if (p->send_to) sw_proc_release(p->send_to);
     p->send_to = NULL;
     free(p->args);
@@ -201,6 +202,7 @@ static void proc_exit(sw_proc *p, exit_state *x)
     p->dead = true;
     sw_delivery *late = p->mailbox.head;
     p->mailbox.head = p->mailbox.tail = NULL;
+    sw_mailbox_close(p);
     pthread_mutex_unlock(&p->lock);
     sw_pidtable_remove(&p->rt->pids, p->id);
     answer_late(p, late, x);
@@ -284,6 +286,7 @@ void sw_proc_discard(sw_proc *p)
     p->pending = NULL;
     pthread_mutex_lock(&p->lock);
     p->dead = true;
+    sw_mailbox_close(p);
     pthread_mutex_unlock(&p->lock);
     free_process_state(p);
     sw_proc_release(p); /* the pid table's reference */
@@ -406,6 +409,17 @@ static int copy_args(sw_proc *p, const sw_spawn *s)
     return 0;
 }
 
+/* limits.mailbox of the entry, else the host's; its bytes at most limits.memory: what waits
+ * for a process counts against its own limit. */
+static void mailbox_bounds(sw_proc *p, const sw_process_lua *pl)
+{
+    const sw_limits *l = &p->rt->limits;
+    p->mailbox.max_msgs = (size_t)(pl->limits.mailbox.messages ? pl->limits.mailbox.messages : l->mailbox_messages);
+    uint64_t bytes = pl->limits.mailbox.bytes ? pl->limits.mailbox.bytes : l->mailbox_bytes;
+    if (pl->limits.memory && pl->limits.memory < bytes) bytes = pl->limits.memory;
+    p->mailbox.max_bytes = (size_t)bytes;
+}
+
 static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
 {
     sw_proc *p = calloc(1, sizeof *p);
@@ -419,6 +433,7 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->on_ready = s->on_ready;
     p->cb_arg = s->cb_arg;
     p->service = s->service ? strdup(s->service) : NULL;
+    mailbox_bounds(p, &s->entry->as.process_lua);
     /* the process reads, spawns from and keeps the code of one snapshot all its life */
     p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);
     return p;

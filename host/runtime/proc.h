@@ -93,6 +93,7 @@ struct sw_proc {
     sw_task *ready_head, *ready_tail;
     sw_task *main, *current;
     sw_delivery *pending;        /* taken from the mailbox, not yet handled */
+    sw_mailbox_out mailbox_out;  /* what it took from its inbox, settled at each slice's end */
     bool kill_requested;
     sw_msgbuf sendbuf;           /* process.send encodes here; kept between sends */
     sw_proc *send_to;            /* the last destination of process.send, with a reference: */

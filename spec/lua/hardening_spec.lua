@@ -239,4 +239,65 @@ describe("hardening", function()
       end)
     end)
   end)
+
+  describe("mailboxes", function()
+    local floods, cancels, received, rss, base
+
+    setup(function()
+      with_host("flood", "limits:\n  mailbox: { messages: 1500 }\n", function(host)
+        host:wait_event({ msg = "service state", service = "app:flooder", state = "running" })
+        base = rss_mb(host)
+        rss = base
+        host:wait("four receivers cancelled", function(events)
+          rss = math.max(rss, rss_mb(host, base + 256)) -- today's code grows by gigabytes here
+          return #logged(events, "receiver cancelled") == 4
+        end)
+        floods, cancels, received = {}, {}, {}
+        for _, e in ipairs(logged(host:poll(), "flood", "app:flooder")) do floods[e.name] = e end
+        for _, e in ipairs(logged(host:poll(), "cancel", "app:flooder")) do cancels[e.name] = e end
+        for _, e in ipairs(logged(host:poll(), "receiver cancelled")) do received[e.name] = e end
+        host:stop()
+      end)
+    end)
+
+    local function check(name, lo, hi)
+      local f, r = floods[name], received[name]
+      assert(f and r, "no report for " .. name)
+      assert.is_nil(f.other, "a send failed otherwise: " .. tostring(f.other))
+      assert(f.first_full and f.first_full >= lo and f.first_full <= hi,
+        ("%s: first \"mailbox full\" after %s sends, expected %d to %d"):format(name, tostring(f.first_full), lo, hi))
+      assert(f.full > 0)
+      -- backpressure, not loss: every send accepted after the mailbox filled had room made by
+      -- the receiver taking a message
+      assert(f.sent - f.first_full <= r.taken, ("%s: %d more sent, %d taken"):format(name, f.sent - f.first_full, r.taken))
+    end
+
+    it("refuse a message past the entry's limits.mailbox.messages with \"mailbox full\"", function()
+      check("by_count", 1000, 1010)
+    end)
+
+    it("refuse one past limits.mailbox.bytes (64 KB of 1 KB messages with their headers)", function()
+      check("by_bytes", 55, 64)
+    end)
+
+    it("count queued bytes against the receiver's limits.memory (1 MB)", function()
+      check("by_memory", 900, 1000)
+    end)
+
+    it("take the host config's limits.mailbox when the entry sets none", function()
+      check("by_default", 1500, 1510)
+    end)
+
+    it("never refuse a cancel: each full receiver got it", function()
+      for _, name in ipairs({ "by_count", "by_bytes", "by_memory", "by_default" }) do
+        assert.is_true(cancels[name].ok, name)
+        assert.are.equal("enough", received[name].reason, name)
+      end
+    end)
+
+    it("keep the host's RSS bounded", function()
+      -- 4 mailboxes of at most ~1.6 MB each; generous for allocator slack
+      assert(rss - base < 64, ("RSS grew by %.0f MB"):format(rss - base))
+    end)
+  end)
 end)
