@@ -90,6 +90,15 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
     return e;
 }
 
+/* The per-process bounds on what a process holds (README "Limits"): NULL if one more
+ * monitor (SPAWN_MONITOR) and link (SPAWN_LINK) fit, else the error. */
+static const char *over_bounds(const sw_proc *p, int flags)
+{
+    if ((flags & SPAWN_MONITOR) && p->monitoring.n >= (size_t)p->rt->limits.monitors) return "too many monitors";
+    if ((flags & SPAWN_LINK) && p->links.n >= (size_t)p->rt->limits.links) return "too many links";
+    return NULL;
+}
+
 static int spawn_with(lua_State *L, int flags)
 {
     sw_proc *p = sw_proc_of(L);
@@ -97,6 +106,8 @@ static int spawn_with(lua_State *L, int flags)
     const char *host = luaL_optstring(L, 2, NULL);
     const sw_entry *e = spawn_entry(L, p, id);
     if (!e) return 2;
+    const char *over = over_bounds(p, flags);
+    if (over) return fail(L, over);
     char host_full[256];
     if (host && !strchr(host, ':')) { /* relative, as for the id: in the caller's namespace */
         snprintf(host_full, sizeof host_full, "%s:%s", p->entry->ns, host);
@@ -245,6 +256,8 @@ static int p_monitor(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
     if (!guard(L, "process.monitor", luaL_checkstring(L, 1))) return 2;
+    const char *over = over_bounds(p, SPAWN_MONITOR);
+    if (over) return fail(L, over);
     uint64_t to = check_pid(L, 1);
     uint64_t ref = sw_proc_new_ref(p);
     if (!to || deliver(L, to, SW_DLV_MONITOR, ref, NULL, NULL) != 0) {
@@ -309,6 +322,10 @@ static int p_link(lua_State *L)
     if (!guard(L, "process.link", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     if (!to || to == p->id) return fail(L, to ? "cannot link to itself" : "no such process");
+    bool linked = false;
+    for (size_t i = 0; i < p->links.n && !linked; i++) linked = p->links.v[i] == to;
+    const char *over = linked ? NULL : over_bounds(p, SPAWN_LINK);
+    if (over) return fail(L, over);
     if (deliver(L, to, SW_DLV_LINK, 0, NULL, NULL) != 0) return fail(L, "no such process");
     pidvec_remove(&p->links, to);
     pidvec_push(&p->links, to);
@@ -356,7 +373,7 @@ static int r_register(lua_State *L)
     if (!guard(L, "process.register", name)) return 2;
     uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
     if (!id || strncmp(name, "host|", 5) == 0) return fail(L, id ? "names may not look like pids" : "no such process");
-    switch (sw_pidtable_register(&p->rt->pids, name, id, p->id, 0)) {
+    switch (sw_pidtable_register(&p->rt->pids, name, id, p->id, (size_t)p->rt->limits.names)) {
     case SW_NAME_OK: break;
     case SW_NAME_TAKEN: return fail(L, "name already registered");
     case SW_NAME_TOO_MANY: return fail(L, "too many names");

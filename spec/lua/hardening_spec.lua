@@ -300,4 +300,30 @@ describe("hardening", function()
       assert(rss - base < 64, ("RSS grew by %.0f MB"):format(rss - base))
     end)
   end)
+
+  describe("monitors, links and names", function()
+    it("are bounded per process (limits.monitors, links, names), and released ones make room", function()
+      local cfg = ch.tmp(".yaml")
+      local f = assert(io.open(cfg, "w"))
+      f:write("limits: { monitors: 20, links: 20, names: 20 }\n")
+      f:close()
+      local r = h.run("run", APPS .. "/bounds", "--config", cfg, "-x", "app:bounds")
+      os.remove(cfg)
+      assert.are.equal(0, r.code, r.stderr)
+      assert.are.equal(table.concat({
+        "monitors 21 too many monitors",
+        "spawn_monitored too many monitors",
+        "after unmonitor true",
+        "links 21 too many links",
+        "relink true",
+        "spawn_linked too many links",
+        "after unlink true",
+        "names 21 too many names",
+        "reregister true",
+        "after unregister true",
+        "for another too many names",
+        "after it ended true",
+      }, "\n") .. "\n", r.stdout)
+    end)
+  end)
 end)
