@@ -286,9 +286,9 @@ void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_
     c->tail = write;
 }
 
-size_t sw_chan_buffered(lua_State *L, int idx)
+size_t sw_chan_buffered(const void *chan)
 {
-    sw_chan *c = to_chan(L, idx);
+    const sw_chan *c = chan;
     return (size_t)(c->tail - c->head);
 }
 

@@ -24,9 +24,10 @@ bool sw_chan_offer(lua_State *L, int idx);
  * is false; the others keep their order. keep must not change the stack below value_idx. */
 void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud);
 
-/* How many values the channel at idx holds in its buffer (not counting blocked senders'). Reads
- * only: allocates nothing, raises nothing. */
-size_t sw_chan_buffered(lua_State *L, int idx);
+/* How many values a channel holds in its buffer (not counting blocked senders'). chan is its
+ * userdata (lua_touserdata of a channel the host made, kept alive by the caller), so the count
+ * needs no Lua call. Thread: the one running the channel's process. */
+size_t sw_chan_buffered(const void *chan);
 
 /* Closes the channel at idx: waiting receivers get nil, false; waiting senders false. */
 void sw_chan_close_at(lua_State *L, int idx);

@@ -148,10 +148,7 @@ static void settle(sw_proc *p, size_t *msgs, size_t *bytes)
     *bytes = o->bytes;
     o->bytes = 0;
     if (!o->n) return;
-    lua_State *L = sw_vm_lua(p->vm);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, p->inbox_ref);
-    size_t left = sw_chan_buffered(L, -1);
-    lua_pop(L, 1);
+    size_t left = sw_chan_buffered(o->inbox);
     while (o->n > left) {
         *bytes += o->sizes[o->head];
         o->head = (o->head + 1) % o->cap;
@@ -433,18 +430,24 @@ static void on_link_down(sw_proc *p, lua_State *L, const sw_delivery *d)
     if (p->doom) snprintf(p->doom, len, "linked process %s failed%s", from, msg);
 }
 
+/* A message becomes a message object in the inbox, counted until the process takes it. */
+static void on_message(sw_proc *p, lua_State *L, sw_delivery *d)
+{
+    size_t size = dlv_size(d);
+    sw_proc_push_inbox(p, L);
+    if (!p->mailbox_out.inbox) p->mailbox_out.inbox = lua_touserdata(L, -1); /* anchored for p's life */
+    out_push(&p->mailbox_out, size);
+    if (!msg_small(d)) held_add(p, size);
+    sw_message_push(L, d);
+    sw_chan_offer(L, -2);
+    lua_pop(L, 1);
+}
+
 /* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
 static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
 {
     switch (d->type) {
-    case SW_DLV_MESSAGE:
-        sw_proc_push_inbox(p, L);
-        out_push(&p->mailbox_out, dlv_size(d)); /* counted until taken from the inbox */
-        if (!msg_small(d)) held_add(p, dlv_size(d));
-        sw_message_push(L, d);
-        sw_chan_offer(L, -2);
-        lua_pop(L, 1);
-        return true;
+    case SW_DLV_MESSAGE: on_message(p, L, d); return true;
     case SW_DLV_TIMER: on_timer(p, L, d); break;
     case SW_DLV_EXIT:
         if (pidvec_remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref)) push_event(p, L, SW_EVENT_EXIT, d);

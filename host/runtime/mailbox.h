@@ -64,6 +64,7 @@ typedef struct sw_mailbox {
 /* The receiving side's count of what it took, kept by the thread running the process and
  * settled into the mailbox at the end of each slice. */
 typedef struct sw_mailbox_out {
+    const void *inbox;           /* the inbox channel's userdata, once a message made it */
     uint32_t *sizes;             /* ring: bytes of each message put in the inbox, oldest first */
     size_t head, n, cap;
     size_t bytes;                /* deliveries handled since the last settlement */
