@@ -211,6 +211,11 @@ describe("hardening", function()
         for _, e in ipairs(logged(host:poll(), "bystander", "app:bystander")) do
           assert.are.equal(0, e.refused, "the bystander was refused: " .. tostring(e.reason))
         end
+        -- the first bomb stops like any service (its 300 spawned processes stay, as above)
+        r = host:ctl("stop", "app:bomb")
+        assert.are.equal(0, r.code, r.stdout .. r.stderr)
+        assert.are.equal("stopped", service(host, "app:bomb").state)
+        assert(timed_status(host) < 1 * SLOW)
         assert(host:alive())
         host:stop()
       end)
