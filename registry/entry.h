@@ -60,6 +60,10 @@ typedef struct sw_process_lua {
     struct {
         uint64_t memory;         /* bytes; 0 = unlimited (an explicit 0 is refused at load) */
         int64_t reductions;      /* instructions per slice by count hook; 0 (default): 2 ms time slices */
+        struct {
+            int64_t messages;    /* queued messages; 0: the host's default (an explicit 0 is refused) */
+            uint64_t bytes;      /* queued bytes; 0: the host's default (an explicit 0 is refused) */
+        } mailbox;
     } limits;
     bool jit;
 } sw_process_lua;
@@ -94,6 +98,10 @@ typedef struct sw_security_ctx {
 
 typedef struct sw_lifecycle {
     bool auto_start;
+    struct {
+        int64_t processes;       /* live processes its processes spawned, at any depth; 0: not set
+                                    (a group's, else the host's default) */
+    } limits;
     int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
     int ready;                   /* sw_ready_mode */
     sw_reflist depends_on;       /* `requires` is an alias */

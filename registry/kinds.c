@@ -94,9 +94,17 @@ static void parse_imports(sw_parse *p, const sw_node *n, void *dst)
 
 /* ---- process.lua / function.lua / library.lua / process.host ---- */
 
+#define MB(f) offsetof(sw_process_lua, limits.mailbox.f) - offsetof(sw_process_lua, limits.mailbox)
+static const sw_field mailbox_fields[] = {
+    {.name = "messages", .type = SW_F_INT, .offset = MB(messages), .min = 1, .max = 1e9},
+    {.name = "bytes", .type = SW_F_SIZE, .offset = MB(bytes), .flags = SW_F_POSITIVE},
+};
+static const sw_schema mailbox_schema = {mailbox_fields, N(mailbox_fields)};
+
 static const sw_field limits_fields[] = {
     {.name = "memory", .type = SW_F_SIZE, .offset = offsetof(sw_process_lua, limits.memory) - offsetof(sw_process_lua, limits), .flags = SW_F_POSITIVE},
     {.name = "reductions", .type = SW_F_INT, .offset = offsetof(sw_process_lua, limits.reductions) - offsetof(sw_process_lua, limits), .min = 100, .max = 1e9},
+    {.name = "mailbox", .type = SW_F_OBJECT, .offset = offsetof(sw_process_lua, limits.mailbox) - offsetof(sw_process_lua, limits), .sub = &mailbox_schema},
 };
 static const sw_schema limits_schema = {limits_fields, N(limits_fields)};
 
@@ -159,6 +167,11 @@ static void parse_security(sw_parse *p, const sw_node *n, void *dst)
     sw_schema_parse(p, &security_schema, n, ctx, NULL);
 }
 
+static const sw_field lifecycle_limits_fields[] = {
+    {.name = "processes", .type = SW_F_INT, .offset = 0, .min = 1, .max = 1e9},
+};
+static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields, N(lifecycle_limits_fields)};
+
 #define DEP_KINDS (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
                    SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) | SW_KINDBIT(SW_KIND_FUNCTION_LUA))
 #define LC(f) offsetof(sw_lifecycle, f)
@@ -172,6 +185,7 @@ static const sw_field lifecycle_fields[] = {
     {.name = "requires", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
     {.name = "restart", .type = SW_F_OBJECT, .offset = LC(restart), .sub = &restart_schema},
     {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = parse_security},
+    {.name = "limits", .type = SW_F_OBJECT, .offset = LC(limits), .sub = &lifecycle_limits_schema},
 };
 static const sw_schema lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 

@@ -66,7 +66,8 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
     sw_log *log = sw_cli_log(cli, cfg);
     uv_loop_init(&x.loop);
     uv_async_init(&x.loop, &x.done, on_done);
-    sw_runtime_config rc = {.workers = (int)cfg->workers, .security_relaxed = !cfg->strict_mode};
+    sw_runtime_config rc;
+    sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc); /* the composition root: the runtime gets the Lua modules from here */
     x.rt = sw_runtime_new(reg, log, &rc);
     if (!x.rt) {
@@ -171,7 +172,8 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
 {
     app_state a = {0};
     sw_log *log = sw_cli_log(cli, cfg);
-    sw_runtime_config rc = {.workers = (int)cfg->workers, .security_relaxed = !cfg->strict_mode};
+    sw_runtime_config rc;
+    sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc);
     sw_runtime *rt = sw_runtime_new(reg, log, &rc);
     if (!rt) {

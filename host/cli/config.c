@@ -36,6 +36,47 @@ static void parse_log_level(sw_parse *p, const sw_node *n, void *dst)
     sw_parse_error(p, n, "unknown log level \"%s\" (debug, info, warn or error)", s);
 }
 
+/* limits.memory: a size ("4GB", bytes), a fraction of the RAM (a number up to 1, or "80%"). */
+static void parse_memory(sw_parse *p, const sw_node *n, void *dst)
+{
+    sw_limits *l = dst;
+    const char *hint = "use a size (\"4GB\"), a fraction of the RAM (0.8) or a percentage (\"80%\")";
+    if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT)) {
+        if (n->num > 0 && n->num <= 1) { l->memory_fraction = n->num; return; }
+        if (n->num > 1 && n->num < 1.8e19 && n->num == (double)(uint64_t)n->num) { l->memory = (uint64_t)n->num; return; }
+        sw_parse_error(p, n, "invalid memory limit %s: %s", n->str, hint);
+        return;
+    }
+    if (!sw_node_is_string(n)) { sw_parse_error(p, n, "expected a memory limit, got %s: %s", sw_node_describe(n), hint); return; }
+    size_t len = strlen(n->str);
+    if (len > 1 && n->str[len - 1] == '%') {
+        char *end;
+        double pct = strtod(n->str, &end);
+        if (end == n->str + len - 1 && pct > 0 && pct <= 100) { l->memory_fraction = pct / 100; return; }
+    } else if (sw_parse_size(n->str, &l->memory) == 0 && l->memory > 0) {
+        return;
+    }
+    l->memory = 0;
+    sw_parse_error(p, n, "invalid memory limit \"%s\": %s", n->str, hint);
+}
+
+#define LIM(f) (HC(limits) + offsetof(sw_limits, f))
+static const sw_field mailbox_fields[] = {
+    {.name = "messages", .type = SW_F_INT, .offset = LIM(mailbox_messages), .min = 1, .max = 1e9},
+    {.name = "bytes", .type = SW_F_SIZE, .offset = LIM(mailbox_bytes), .flags = SW_F_POSITIVE},
+};
+static const sw_schema mailbox_schema = {mailbox_fields, 2};
+static const sw_field limits_fields[] = {
+    {.name = "processes", .type = SW_F_INT, .offset = LIM(processes), .min = 1, .max = 1e8},
+    {.name = "service_processes", .type = SW_F_INT, .offset = LIM(service_processes), .min = 1, .max = 1e8},
+    {.name = "memory", .type = SW_F_CUSTOM, .offset = HC(limits), .custom = parse_memory},
+    {.name = "mailbox", .type = SW_F_OBJECT, .offset = 0, .sub = &mailbox_schema},
+    {.name = "monitors", .type = SW_F_INT, .offset = LIM(monitors), .min = 1, .max = 1e9},
+    {.name = "links", .type = SW_F_INT, .offset = LIM(links), .min = 1, .max = 1e9},
+    {.name = "names", .type = SW_F_INT, .offset = LIM(names), .min = 1, .max = 1e9},
+};
+static const sw_schema limits_schema = {limits_fields, sizeof limits_fields / sizeof *limits_fields};
+
 static const sw_field security_fields[] = {{.name = "strict_mode", .type = SW_F_BOOL, .offset = HC(strict_mode)}};
 static const sw_field shutdown_fields[] = {{.name = "timeout", .type = SW_F_DURATION, .offset = HC(shutdown_timeout_ns)}};
 static const sw_field log_fields[] = {
@@ -57,6 +98,7 @@ static const sw_field config_fields[] = {
     {.name = "shutdown", .type = SW_F_OBJECT, .offset = 0, .sub = &shutdown_schema},
     {.name = "log", .type = SW_F_OBJECT, .offset = 0, .sub = &log_schema},
     {.name = "control", .type = SW_F_OBJECT, .offset = 0, .sub = &control_schema},
+    {.name = "limits", .type = SW_F_OBJECT, .offset = 0, .sub = &limits_schema},
 };
 static const sw_schema config_schema = {config_fields, sizeof config_fields / sizeof *config_fields};
 
@@ -102,6 +144,11 @@ void sw_host_config_free(sw_host_config *c)
         free(c->owner);
     }
     c->owner = NULL;
+}
+
+void sw_host_config_runtime(const sw_host_config *c, sw_runtime_config *rc)
+{
+    *rc = (sw_runtime_config){.workers = (int)c->workers, .security_relaxed = !c->strict_mode, .limits = c->limits};
 }
 
 int sw_host_config_read(sw_host_config *c, const char *path)

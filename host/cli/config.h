@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "proc_limits.h"
+#include "runtime.h"
 
 typedef struct sw_host_config {
     int64_t workers;                 /* 0: number of cores */
@@ -17,6 +19,7 @@ typedef struct sw_host_config {
     const char *control_socket;      /* control.socket, NULL: DIR/.steward.sock */
     int64_t control_idle_timeout_ns;    /* control.idle_timeout (60s) */
     int64_t control_request_timeout_ns; /* control.request_timeout (10s) */
+    sw_limits limits;                /* limits.*; 0 fields: the defaults (README "Limits") */
     void *owner;                     /* keeps the parsed file alive */
 } sw_host_config;
 
@@ -27,5 +30,8 @@ int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags);
  * then freed). */
 int sw_host_config_read(sw_host_config *c, const char *path);
 void sw_host_config_free(sw_host_config *c);
+/* What the runtime takes from the config: workers, strict mode, limits (libs and guard are
+ * the caller's: sw_api_use). */
+void sw_host_config_runtime(const sw_host_config *c, sw_runtime_config *rc);
 
 #endif

@@ -33,6 +33,17 @@ static int fail(lua_State *L, const char *msg)
     return 2;
 }
 
+/* The host's check of a call that acts on another process or on a name, on the target as
+ * given (a name, or a pid string), before anything else happens. false: nil and "permission
+ * denied: <action> on <resource>" are pushed; the caller returns 2. */
+static bool guard(lua_State *L, const char *action, const char *resource)
+{
+    const sw_proc_ctx *ctx = &sw_proc_of(L)->ctx;
+    if (!ctx->allowed || ctx->allowed(L, action, resource)) return true;
+    sw_push_denied(L, action, resource);
+    return false;
+}
+
 static int deliver(lua_State *L, uint64_t to, sw_delivery_type type, uint64_t ref, const char *topic,
                    const sw_msgbuf *payload)
 {
@@ -79,6 +90,15 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
     return e;
 }
 
+/* The per-process bounds on what a process holds (README "Limits"): NULL if one more
+ * monitor (SPAWN_MONITOR) and link (SPAWN_LINK) fit, else the error. */
+static const char *over_bounds(const sw_proc *p, int flags)
+{
+    if ((flags & SPAWN_MONITOR) && p->monitoring.n >= (size_t)p->rt->limits.monitors) return "too many monitors";
+    if ((flags & SPAWN_LINK) && p->links.n >= (size_t)p->rt->limits.links) return "too many links";
+    return NULL;
+}
+
 static int spawn_with(lua_State *L, int flags)
 {
     sw_proc *p = sw_proc_of(L);
@@ -86,6 +106,8 @@ static int spawn_with(lua_State *L, int flags)
     const char *host = luaL_optstring(L, 2, NULL);
     const sw_entry *e = spawn_entry(L, p, id);
     if (!e) return 2;
+    const char *over = over_bounds(p, flags);
+    if (over) return fail(L, over);
     char host_full[256];
     if (host && !strchr(host, ':')) { /* relative, as for the id: in the caller's namespace */
         snprintf(host_full, sizeof host_full, "%s:%s", p->entry->ns, host);
@@ -103,7 +125,8 @@ static int spawn_with(lua_State *L, int flags)
         sw_msgbuf_free(&args);
         return fail(L, err);
     }
-    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = args.data, .args_len = args.len, .pool = pool};
+    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = args.data, .args_len = args.len,
+                  .pool = pool, .parent = p};
     if (!pool) s.worker = p->worker;
     if (flags & SPAWN_MONITOR) { s.monitor_by = p->id; s.monitor_ref = sw_proc_new_ref(p); }
     if (flags & SPAWN_LINK) s.link_to = p->id;
@@ -158,10 +181,14 @@ static int p_send(lua_State *L)
     if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
     sw_proc *target = send_target(self, to);
     sw_delivery *d = target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len) : NULL;
-    if (!d || !sw_proc_deliver(target, d)) { /* a message to a dead process is simply dropped */
+    int rc = !target ? SW_SEND_DEAD : !d ? SW_SEND_NO_MEMORY : sw_proc_send(target, d);
+    if (rc != SW_SEND_OK) { /* refused: nothing was queued (a dead process's is simply dropped) */
+        const char *why = rc == SW_SEND_FULL ? "mailbox full"
+                        : rc == SW_SEND_NO_MEMORY ? (d ? "host memory limit reached" : "out of memory")
+                        : "no such process";
         free(d);
-        forget_target(self);
-        return fail(L, target && !d ? "out of memory" : "no such process");
+        if (rc == SW_SEND_DEAD) forget_target(self);
+        return fail(L, why);
     }
     lua_pushboolean(L, 1);
     return 1;
@@ -181,6 +208,7 @@ static int p_events(lua_State *L)
 
 static int p_cancel(lua_State *L)
 {
+    if (!guard(L, "process.cancel", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     char err[256];
     sw_msgbuf reason;
@@ -198,6 +226,7 @@ static int p_cancel(lua_State *L)
 
 static int p_terminate(lua_State *L)
 {
+    if (!guard(L, "process.terminate", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     if (!to || sw_runtime_kill(sw_proc_of(L)->rt, to) != 0) return fail(L, "no such process");
     lua_pushboolean(L, 1);
@@ -226,6 +255,9 @@ static void exit_now(lua_State *L, uint64_t target)
 static int p_monitor(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
+    if (!guard(L, "process.monitor", luaL_checkstring(L, 1))) return 2;
+    const char *over = over_bounds(p, SPAWN_MONITOR);
+    if (over) return fail(L, over);
     uint64_t to = check_pid(L, 1);
     uint64_t ref = sw_proc_new_ref(p);
     if (!to || deliver(L, to, SW_DLV_MONITOR, ref, NULL, NULL) != 0) {
@@ -287,8 +319,13 @@ static int p_unmonitor(lua_State *L)
 static int p_link(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
+    if (!guard(L, "process.link", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
     if (!to || to == p->id) return fail(L, to ? "cannot link to itself" : "no such process");
+    bool linked = false;
+    for (size_t i = 0; i < p->links.n && !linked; i++) linked = p->links.v[i] == to;
+    const char *over = linked ? NULL : over_bounds(p, SPAWN_LINK);
+    if (over) return fail(L, over);
     if (deliver(L, to, SW_DLV_LINK, 0, NULL, NULL) != 0) return fail(L, "no such process");
     pidvec_remove(&p->links, to);
     pidvec_push(&p->links, to);
@@ -325,23 +362,32 @@ static int p_ready(lua_State *L)
     return 1;
 }
 
-/* ---- names ---- */
+/* ---- names ----
+ * Each call is guarded on the name as given. A name is released by the process that
+ * registered it or the one it names, or when the process it names ends. */
 
 static int r_register(lua_State *L)
 {
     sw_proc *p = sw_proc_of(L);
     const char *name = luaL_checkstring(L, 1);
+    if (!guard(L, "process.register", name)) return 2;
     uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
     if (!id || strncmp(name, "host|", 5) == 0) return fail(L, id ? "names may not look like pids" : "no such process");
-    int rc = sw_pidtable_register(&p->rt->pids, name, id);
-    if (rc != 0) return fail(L, rc == -2 ? "no such process" : "name already registered");
+    switch (sw_pidtable_register(&p->rt->pids, name, id, p->id, (size_t)p->rt->limits.names)) {
+    case SW_NAME_OK: break;
+    case SW_NAME_TAKEN: return fail(L, "name already registered");
+    case SW_NAME_TOO_MANY: return fail(L, "too many names");
+    default: return fail(L, "no such process");
+    }
     lua_pushboolean(L, 1);
     return 1;
 }
 
 static int r_lookup(lua_State *L)
 {
-    uint64_t id = sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1));
+    const char *name = luaL_checkstring(L, 1);
+    if (!guard(L, "process.lookup", name)) return 2;
+    uint64_t id = sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, name);
     if (!id) return fail(L, "no process registered under that name");
     char pid[32];
     sw_pid_format(id, pid, sizeof pid);
@@ -351,8 +397,14 @@ static int r_lookup(lua_State *L)
 
 static int r_unregister(lua_State *L)
 {
-    if (sw_pidtable_unregister(&sw_proc_of(L)->rt->pids, luaL_checkstring(L, 1), 0) != 0)
-        return fail(L, "no process registered under that name");
+    sw_proc *p = sw_proc_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    if (!guard(L, "process.unregister", name)) return 2;
+    switch (sw_pidtable_unregister(&p->rt->pids, name, p->id)) {
+    case SW_NAME_OK: break;
+    case SW_NAME_NOT_HELD: return fail(L, "name not held by this process");
+    default: return fail(L, "no process registered under that name");
+    }
     lua_pushboolean(L, 1);
     return 1;
 }

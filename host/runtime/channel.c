@@ -286,6 +286,12 @@ void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_
     c->tail = write;
 }
 
+size_t sw_chan_buffered(const void *chan)
+{
+    const sw_chan *c = chan;
+    return (size_t)(c->tail - c->head);
+}
+
 void sw_chan_close_at(lua_State *L, int idx)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;

@@ -6,6 +6,7 @@
 
 #include <lua.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define SW_CHAN_UNBOUNDED (-1L)
 
@@ -24,6 +25,11 @@ bool sw_chan_offer(lua_State *L, int idx);
 /* Drops from the buffer of the channel at idx every value for which keep(L, value_idx, ud)
  * is false; the others keep their order. keep must not change the stack below value_idx. */
 void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud);
+
+/* How many values a channel holds in its buffer (not counting blocked senders'). chan is its
+ * userdata (lua_touserdata of a channel the host made, kept alive by the caller), so the count
+ * needs no Lua call. Thread: the one running the channel's process. */
+size_t sw_chan_buffered(const void *chan);
 
 /* Closes the channel at idx: waiting receivers get nil, false; waiting senders false. */
 void sw_chan_close_at(lua_State *L, int idx);

@@ -46,15 +46,128 @@ void sw_delivery_free_list(sw_delivery *d)
     }
 }
 
+/* ---- counting (see mailbox.h) ---- */
+
+#define STEP SW_VM_BUDGET_STEP
+
+static size_t round_step(size_t n) { return (n + STEP - 1) / STEP * STEP; }
+
+/* What a delivery holds: its one allocation. */
+static size_t dlv_size(const sw_delivery *d) { return sizeof *d + (size_t)(d->payload - d->data) + d->len; }
+
+/* Counts d in p's mailbox (lock held). A message that does not fit is refused; anything else
+ * is counted and taken from the host's budget even past its cap. */
+static int count_in(sw_proc *p, const sw_delivery *d, bool message)
+{
+    sw_mailbox *mb = &p->mailbox;
+    size_t size = dlv_size(d);
+    if (message && (mb->msgs >= mb->max_msgs || mb->bytes + size > mb->max_bytes)) return SW_SEND_FULL;
+    if (mb->bytes + size > mb->taken) {
+        size_t to = round_step(mb->bytes + size);
+        if (!sw_vm_budget_take(&p->rt->memory, to - mb->taken, !message)) return SW_SEND_NO_MEMORY;
+        mb->taken = to;
+    }
+    mb->bytes += size;
+    mb->msgs += message;
+    return SW_SEND_OK;
+}
+
+/* Takes msgs messages and bytes bytes out of the counts (lock held); two steps or more of the
+ * budget to spare: keep one. */
+static void count_out(sw_proc *p, size_t msgs, size_t bytes)
+{
+    sw_mailbox *mb = &p->mailbox;
+    mb->msgs -= msgs < mb->msgs ? msgs : mb->msgs;
+    mb->bytes -= bytes < mb->bytes ? bytes : mb->bytes;
+    if (mb->taken - mb->bytes >= 2 * STEP) {
+        size_t to = round_step(mb->bytes + STEP);
+        sw_vm_budget_give(&p->rt->memory, mb->taken - to);
+        mb->taken = to;
+    }
+}
+
+void sw_mailbox_close(sw_proc *p)
+{
+    sw_mailbox *mb = &p->mailbox;
+    sw_vm_budget_give(&p->rt->memory, mb->taken);
+    mb->taken = mb->bytes = mb->msgs = 0;
+}
+
+static void out_push(sw_mailbox_out *o, size_t bytes)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 16;
+        uint32_t *sizes = malloc(cap * sizeof *sizes);
+        if (!sizes) abort();
+        for (size_t i = 0; i < o->n; i++) sizes[i] = o->sizes[(o->head + i) % o->cap];
+        free(o->sizes);
+        o->sizes = sizes;
+        o->cap = cap;
+        o->head = 0;
+    }
+    o->sizes[(o->head + o->n) % o->cap] = (uint32_t)bytes;
+    o->n++;
+}
+
+/* A large message object keeps its payload outside the heap: counted in the host's budget
+ * (never refused: it is delivered already) until the object is collected. */
+static void held_add(sw_proc *p, size_t n)
+{
+    sw_mailbox_out *o = &p->mailbox_out;
+    o->held += n;
+    if (o->held <= o->held_taken) return;
+    size_t to = round_step(o->held);
+    sw_vm_budget_take(&p->rt->memory, to - o->held_taken, true);
+    o->held_taken = to;
+}
+
+static void held_sub(sw_proc *p, size_t n)
+{
+    sw_mailbox_out *o = &p->mailbox_out;
+    o->held -= n < o->held ? n : o->held;
+    if (o->held_taken - o->held < 2 * STEP) return;
+    size_t to = round_step(o->held + STEP);
+    sw_vm_budget_give(&p->rt->memory, o->held_taken - to);
+    o->held_taken = to;
+}
+
+void sw_mailbox_out_free(sw_proc *p)
+{
+    sw_mailbox_out *o = &p->mailbox_out;
+    sw_vm_budget_give(&p->rt->memory, o->held_taken);
+    free(o->sizes);
+    memset(o, 0, sizeof *o);
+}
+
+/* What p took from its inbox since the last call: the inbox is a FIFO, so the messages put in
+ * it that it no longer buffers are the oldest ones. A value the process sent into its own
+ * inbox only makes it look fuller. */
+static void settle(sw_proc *p, size_t *msgs, size_t *bytes)
+{
+    sw_mailbox_out *o = &p->mailbox_out;
+    *msgs = 0;
+    *bytes = o->bytes;
+    o->bytes = 0;
+    if (!o->n) return;
+    size_t left = sw_chan_buffered(o->inbox);
+    while (o->n > left) {
+        *bytes += o->sizes[o->head];
+        o->head = (o->head + 1) % o->cap;
+        o->n--;
+        (*msgs)++;
+    }
+}
+
 /* ---- in: any thread ---- */
 
-bool sw_proc_deliver(sw_proc *p, sw_delivery *d)
+static int deliver(sw_proc *p, sw_delivery *d, bool message)
 {
     d->next = NULL;
     pthread_mutex_lock(&p->lock);
-    if (p->dead) {
+    int rc = p->dead ? SW_SEND_DEAD : count_in(p, d, message);
+    if (rc != SW_SEND_OK) {
         pthread_mutex_unlock(&p->lock);
-        return false;
+        return rc;
     }
     sw_mailbox *mb = &p->mailbox;
     if (mb->tail) mb->tail->next = d;
@@ -65,8 +178,12 @@ bool sw_proc_deliver(sw_proc *p, sw_delivery *d)
     if (d->type == SW_DLV_KILL && p->vm) sw_vm_kill(p->vm);
     pthread_mutex_unlock(&p->lock);
     if (wake) sw_worker_enqueue(p->worker, p);
-    return true;
+    return SW_SEND_OK;
 }
+
+bool sw_proc_deliver(sw_proc *p, sw_delivery *d) { return deliver(p, d, false) == SW_SEND_OK; }
+
+int sw_proc_send(sw_proc *p, sw_delivery *d) { return deliver(p, d, true); }
 
 /* A request to a process that is gone gets the answer a dying process would have given. */
 static void answer_dead(sw_runtime *rt, uint64_t to, sw_delivery *d)
@@ -112,7 +229,10 @@ bool sw_mailbox_take(sw_proc *p)
 
 bool sw_mailbox_park(sw_proc *p, bool ready)
 {
+    size_t msgs, bytes;
+    settle(p, &msgs, &bytes);
     pthread_mutex_lock(&p->lock);
+    if (msgs || bytes) count_out(p, msgs, bytes);
     bool again = ready || p->mailbox.head;
     p->waiting = !again;
     pthread_mutex_unlock(&p->lock);
@@ -181,6 +301,7 @@ static int msg_data(lua_State *L)
 static int msg_gc(lua_State *L)
 {
     msg_obj *m = lua_touserdata(L, 1);
+    if (m->owned) held_sub(sw_proc_of(L), dlv_size(m->owned));
     free(m->owned);
     m->owned = NULL;
     return 0;
@@ -225,10 +346,12 @@ static void push_msg_metatables(lua_State *L)
     lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
+static bool msg_small(const sw_delivery *d) { return (size_t)(d->payload - d->data) + d->len <= MSG_INLINE_MAX; }
+
 void sw_message_push(lua_State *L, sw_delivery *d)
 {
     size_t tlen = d->topic ? strlen(d->topic) + 1 : 0;
-    bool small = tlen + d->len <= MSG_INLINE_MAX;
+    bool small = msg_small(d);
     msg_obj *m = lua_newuserdata(L, sizeof *m + (small ? tlen + d->len : 0));
     m->owned = NULL; /* until set, a collection frees nothing */
     push_msg_metatables(L);
@@ -332,16 +455,24 @@ static bool on_call_exit(lua_State *L, const sw_delivery *d)
     return true;
 }
 
+/* A message becomes a message object in the inbox, counted until the process takes it. */
+static void on_message(sw_proc *p, lua_State *L, sw_delivery *d)
+{
+    size_t size = dlv_size(d);
+    sw_proc_push_inbox(p, L);
+    if (!p->mailbox_out.inbox) p->mailbox_out.inbox = lua_touserdata(L, -1); /* anchored for p's life */
+    out_push(&p->mailbox_out, size);
+    if (!msg_small(d)) held_add(p, size);
+    sw_message_push(L, d);
+    sw_chan_offer(L, -2);
+    lua_pop(L, 1);
+}
+
 /* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
 static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
 {
     switch (d->type) {
-    case SW_DLV_MESSAGE:
-        sw_proc_push_inbox(p, L);
-        sw_message_push(L, d);
-        sw_chan_offer(L, -2);
-        lua_pop(L, 1);
-        return true;
+    case SW_DLV_MESSAGE: on_message(p, L, d); return true;
     case SW_DLV_TIMER: on_timer(p, L, d); break;
     case SW_DLV_EXIT:
         if (on_call_exit(L, d)) break;
@@ -371,7 +502,9 @@ int sw_mailbox_dispatch(lua_State *L)
     while (p->pending) {
         sw_delivery *d = p->pending;
         p->pending = d->next;
-        if (!handle(p, L, d)) free(d);
+        if (handle(p, L, d)) continue;
+        p->mailbox_out.bytes += dlv_size(d); /* handled: no longer held */
+        free(d);
     }
     return 0;
 }

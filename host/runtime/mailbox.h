@@ -4,7 +4,15 @@
  * worker that runs the process, and handled there in the process's Lua state: messages
  * become message objects in the inbox channel, timer firings wake their task or channel,
  * exits, link failures and cancels become events, requests update the process's lists,
- * socket I/O (from its worker's loop, between its slices) lets its waiting tasks look. */
+ * socket I/O (from its worker's loop, between its slices) lets its waiting tasks look.
+ *
+ * Bounds (docs/security.md "Limits"): a mailbox holds at most max_msgs messages and max_bytes bytes
+ * (header, topic and payload); a message past either is refused ("mailbox full"), never
+ * dropped. A message counts from its delivery until the process takes it from its inbox (seen
+ * at the end of each slice). Other deliveries (exits, kills, cancels, timers, requests) are
+ * never refused; their bytes count until they are handled. What is counted is also taken from
+ * the host's memory budget, in steps, under the process lock; so is a large message's payload
+ * that its message object keeps outside the heap, until the object is collected. */
 #ifndef STEWARD_MAILBOX_H
 #define STEWARD_MAILBOX_H
 
@@ -55,7 +63,23 @@ typedef struct sw_delivery {
 /* The queue itself, inside sw_proc; guarded by the process's lock. */
 typedef struct sw_mailbox {
     sw_delivery *head, *tail;
+    size_t msgs, bytes;          /* counted now (see above) */
+    size_t taken;                /* bytes taken from the host's budget for them */
+    size_t max_msgs, max_bytes;  /* the bounds, set at spawn */
 } sw_mailbox;
+
+/* The receiving side's count of what it took, kept by the thread running the process and
+ * settled into the mailbox at the end of each slice. */
+typedef struct sw_mailbox_out {
+    const void *inbox;           /* the inbox channel's userdata, once a message made it */
+    uint32_t *sizes;             /* ring: bytes of each message put in the inbox, oldest first */
+    size_t head, n, cap;
+    size_t bytes;                /* deliveries handled since the last settlement */
+    size_t held, held_taken;     /* payload kept by large message objects; taken from the budget */
+} sw_mailbox_out;
+
+/* What sw_proc_send returns. */
+enum { SW_SEND_OK = 0, SW_SEND_DEAD = -1, SW_SEND_FULL = -2, SW_SEND_NO_MEMORY = -3 };
 
 /* One malloc; topic and payload may be NULL. NULL on out-of-memory. Thread: any. */
 sw_delivery *sw_delivery_new(sw_delivery_type type, uint64_t from, uint64_t ref, const char *topic,
@@ -64,9 +88,13 @@ sw_delivery *sw_delivery_new(sw_delivery_type type, uint64_t from, uint64_t ref,
 void sw_delivery_free_list(sw_delivery *d);
 
 /* Appends d to p's mailbox and queues p if it was waiting (a KILL also sets the vm's kill
- * flag at once). Returns false if p is dead: d is not consumed, the caller frees or answers
- * it. Thread: any. */
+ * flag at once). Never refused for its size. Returns false if p is dead: d is not consumed,
+ * the caller frees or answers it. Thread: any. */
 bool sw_proc_deliver(sw_proc *p, sw_delivery *d);
+/* The same for a process's message (SW_DLV_MESSAGE), refused when it does not fit: SW_SEND_OK
+ * (d consumed), SW_SEND_DEAD, SW_SEND_FULL (p's bounds) or SW_SEND_NO_MEMORY (the host's
+ * memory cap); d is not consumed then. Thread: any. */
+int sw_proc_send(sw_proc *p, sw_delivery *d);
 /* Delivers d to the process `to`. 0, or -1 if no such process lives (d is freed, except that
  * monitor and link requests are answered at once as if the process had just died).
  * Thread: any. */
@@ -78,10 +106,16 @@ bool sw_mailbox_take(sw_proc *p);
 /* lua_cpcall(L, sw_mailbox_dispatch, p): handles p->pending in order. What is left after an
  * error (the memory limit) stays in p->pending, freed when the process ends. */
 int sw_mailbox_dispatch(lua_State *L);
-/* At the end of a slice: marks p waiting unless it has ready tasks or new deliveries, so the
- * next delivery queues it again. Returns true if it must run again now. Thread: the worker
- * running p. */
+/* At the end of a slice: settles what p took from its inbox into its mailbox's counts, then
+ * marks p waiting unless it has ready tasks or new deliveries, so the next delivery queues it
+ * again. Returns true if it must run again now. Thread: the worker running p. */
 bool sw_mailbox_park(sw_proc *p, bool ready);
+/* At the end: gives back everything the mailbox took from the host's budget; nothing is
+ * counted from now on. Call with p's lock held, once p is dead. */
+void sw_mailbox_close(sw_proc *p);
+/* Frees the receiving side's ring and gives back what message objects held. After the state
+ * is closed. Thread: the one freeing p's state. */
+void sw_mailbox_out_free(sw_proc *p);
 
 /* Pushes a message object that takes ownership of d (freed when collected): msg:topic(),
  * msg:from(), msg:data(), msg:payload(). */

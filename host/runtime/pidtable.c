@@ -81,6 +81,7 @@ void sw_pidtable_remove(sw_pidtable *t, uint64_t id)
     if (s) {
         s->proc = NULL; /* tombstone: keeps later probes intact until the next rehash */
         t->live--;
+        t->deaths++;
     }
     pthread_mutex_unlock(&t->lock);
 }
@@ -103,7 +104,9 @@ size_t sw_pidtable_live(sw_pidtable *t)
     return n;
 }
 
-/* ---- names: small table, linear probing by string hash ---- */
+/* ---- names: small table, linear probing by string hash ----
+ * Invariant: an owner's names_owned is the number of slots with that owner and a non-zero id
+ * (live or not yet swept). Every slot that stops being owned goes through release(). */
 
 static size_t hash_str(const char *s)
 {
@@ -123,41 +126,90 @@ static struct name_slot *name_find(sw_pidtable *t, const char *name)
     return NULL;
 }
 
+static sw_proc *alive(sw_pidtable *t, uint64_t id)
+{
+    struct pid_slot *s = find(t, id);
+    return s ? s->proc : NULL;
+}
+
+/* The slot no longer names anyone: its owner (if alive) has one name fewer. */
+static void release(sw_pidtable *t, struct name_slot *s)
+{
+    sw_proc *o = s->id ? alive(t, s->owner) : NULL;
+    if (o && o->names_owned) o->names_owned--;
+    s->id = s->owner = 0;
+}
+
+/* Rebuilt at twice the live names' count (at least 16): released names and names of ended
+ * processes are dropped, so churn cannot grow the table. */
 static void names_grow(sw_pidtable *t)
 {
     struct name_slot *old = t->names;
-    size_t old_cap = t->names_cap;
-    t->names_cap = old_cap ? old_cap * 2 : 16;
-    t->names = calloc(t->names_cap, sizeof *t->names);
+    size_t old_cap = t->names_cap, live = 0;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].name && old[i].id && !alive(t, old[i].id)) release(t, &old[i]);
+        live += old[i].name && old[i].id;
+    }
+    size_t cap = 16;
+    while (cap < (live + 1) * 4) cap <<= 1;
+    t->names = calloc(cap, sizeof *t->names);
     if (!t->names) abort();
+    t->names_cap = cap;
     t->names_used = 0;
     for (size_t i = 0; i < old_cap; i++) {
         if (!old[i].name) continue;
-        if (!old[i].id) { free(old[i].name); continue; } /* drop released names */
-        size_t j = hash_str(old[i].name) & (t->names_cap - 1);
-        while (t->names[j].name) j = (j + 1) & (t->names_cap - 1);
+        if (!old[i].id) { free(old[i].name); continue; }
+        size_t j = hash_str(old[i].name) & (cap - 1);
+        while (t->names[j].name) j = (j + 1) & (cap - 1);
         t->names[j] = old[i];
         t->names_used++;
     }
     free(old);
 }
 
-int sw_pidtable_register(sw_pidtable *t, const char *name, uint64_t id)
+/* At its bound, an owner's names whose process ended are released: they would go anyway. */
+static void sweep(sw_pidtable *t, sw_proc *o)
 {
-    pthread_mutex_lock(&t->lock);
-    int rc = 0;
+    if (o->names_swept == t->deaths) return;
+    o->names_swept = t->deaths;
+    for (size_t i = 0; i < t->names_cap; i++) {
+        struct name_slot *s = &t->names[i];
+        if (s->name && s->id && s->owner == o->id && !alive(t, s->id)) release(t, s);
+    }
+}
+
+static int name_set(sw_pidtable *t, const char *name, uint64_t id, uint64_t owner, size_t max_owned)
+{
     struct name_slot *s = name_find(t, name);
-    if (!find(t, id)) rc = -2;
-    else if (s && s->id && find(t, s->id)) rc = -1;
-    else if (s) s->id = id;
-    else {
+    if (!alive(t, id)) return SW_NAME_NO_PROCESS;
+    if (s && s->id && alive(t, s->id)) return s->id == id ? SW_NAME_OK : SW_NAME_TAKEN;
+    sw_proc *o = alive(t, owner);
+    if (o && max_owned && o->names_owned >= max_owned) {
+        sweep(t, o);
+        if (o->names_owned >= max_owned) return SW_NAME_TOO_MANY;
+    }
+    if (s) {
+        if (s->id) release(t, s); /* its process ended: the name is free */
+    } else {
+        char *copy = strdup(name);
+        if (!copy) return SW_NAME_NO_PROCESS;
         if ((t->names_used + 1) * 2 > t->names_cap) names_grow(t);
         size_t j = hash_str(name) & (t->names_cap - 1);
         while (t->names[j].name) j = (j + 1) & (t->names_cap - 1);
-        t->names[j].name = strdup(name);
-        t->names[j].id = id;
+        s = &t->names[j];
+        s->name = copy;
         t->names_used++;
     }
+    s->id = id;
+    s->owner = o ? owner : 0;
+    if (o) o->names_owned++;
+    return SW_NAME_OK;
+}
+
+int sw_pidtable_register(sw_pidtable *t, const char *name, uint64_t id, uint64_t owner, size_t max_owned)
+{
+    pthread_mutex_lock(&t->lock);
+    int rc = name_set(t, name, id, owner, max_owned);
     pthread_mutex_unlock(&t->lock);
     return rc;
 }
@@ -166,20 +218,21 @@ uint64_t sw_pidtable_lookup(sw_pidtable *t, const char *name)
 {
     pthread_mutex_lock(&t->lock);
     struct name_slot *s = name_find(t, name);
-    uint64_t id = s && s->id && find(t, s->id) ? s->id : 0;
+    uint64_t id = s && s->id && alive(t, s->id) ? s->id : 0;
     pthread_mutex_unlock(&t->lock);
     return id;
 }
 
-int sw_pidtable_unregister(sw_pidtable *t, const char *name, uint64_t id)
+int sw_pidtable_unregister(sw_pidtable *t, const char *name, uint64_t caller)
 {
     pthread_mutex_lock(&t->lock);
     struct name_slot *s = name_find(t, name);
-    int rc = -1;
-    if (s && s->id && !find(t, s->id)) s->id = 0; /* released already: its holder ended */
-    else if (s && s->id && (id == 0 || s->id == id)) {
-        s->id = 0; /* the slot keeps its name as a tombstone until the table grows */
-        rc = 0;
+    int rc = SW_NAME_UNKNOWN;
+    if (s && s->id && !alive(t, s->id)) {
+        if (!caller || caller == s->owner) release(t, s); /* released already: its process ended */
+    } else if (s && s->id) {
+        rc = !caller || caller == s->id || caller == s->owner ? SW_NAME_OK : SW_NAME_NOT_HELD;
+        if (rc == SW_NAME_OK) release(t, s); /* the slot keeps its name as a tombstone until the table grows */
     }
     pthread_mutex_unlock(&t->lock);
     return rc;

@@ -179,6 +179,14 @@ static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
     }
 }
 
+/* Out of the counts admit() put it in (README "Limits"). */
+static void discount(sw_proc *p)
+{
+    if (p->svc_counted) atomic_fetch_sub_explicit(&p->svc->live, 1, memory_order_relaxed);
+    if (p->counted) atomic_fetch_sub_explicit(&p->rt->procs, 1, memory_order_relaxed);
+    p->svc_counted = p->counted = false;
+}
+
 static void free_process_state(sw_proc *p)
 {
     while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
@@ -194,11 +202,13 @@ static void free_process_state(sw_proc *p)
     pidvec_free(&p->monitoring);
     pidvec_free(&p->monitoring_refs);
     sw_msgbuf_free(&p->sendbuf);
+    sw_mailbox_out_free(p);
     if (p->send_to) sw_proc_release(p->send_to);
     p->send_to = NULL;
     free(p->args);
     free(p->doom);
     free(p->service);
+    discount(p);
 }
 
 /* The end, whatever the cause: the pid dies first, so anything sent from now on is answered
@@ -214,6 +224,7 @@ static void proc_exit(sw_proc *p, exit_state *x)
     p->dead = true;
     sw_delivery *late = p->mailbox.head;
     p->mailbox.head = p->mailbox.tail = NULL;
+    sw_mailbox_close(p);
     pthread_mutex_unlock(&p->lock);
     sw_pidtable_remove(&p->rt->pids, p->id);
     answer_late(p, late, x);
@@ -297,6 +308,7 @@ void sw_proc_discard(sw_proc *p)
     p->pending = NULL;
     pthread_mutex_lock(&p->lock);
     p->dead = true;
+    sw_mailbox_close(p);
     pthread_mutex_unlock(&p->lock);
     free_process_state(p);
     sw_proc_release(p); /* the pid table's reference */
@@ -393,7 +405,8 @@ void sw_proc_run(sw_proc *p)
     if (!sw_mailbox_take(p)) return;
     lua_State *L = sw_vm_lua(p->vm);
     if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
-        exit_failed(p, NULL, "memory limit exceeded", SW_EXIT_FAILED);
+        const char *why = sw_vm_oom_error(p->vm);
+        exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
         return;
     }
     if (p->kill_requested) { exit_failed(p, NULL, "killed", SW_EXIT_KILLED); return; }
@@ -418,6 +431,17 @@ static int copy_args(sw_proc *p, const sw_spawn *s)
     return 0;
 }
 
+/* limits.mailbox of the entry, else the host's; its bytes at most limits.memory: what waits
+ * for a process counts against its own limit. */
+static void mailbox_bounds(sw_proc *p, const sw_process_lua *pl)
+{
+    const sw_limits *l = &p->rt->limits;
+    p->mailbox.max_msgs = (size_t)(pl->limits.mailbox.messages ? pl->limits.mailbox.messages : l->mailbox_messages);
+    uint64_t bytes = pl->limits.mailbox.bytes ? pl->limits.mailbox.bytes : l->mailbox_bytes;
+    if (pl->limits.memory && pl->limits.memory < bytes) bytes = pl->limits.memory;
+    p->mailbox.max_bytes = (size_t)bytes;
+}
+
 static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
 {
     sw_proc *p = calloc(1, sizeof *p);
@@ -431,6 +455,7 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->on_ready = s->on_ready;
     p->cb_arg = s->cb_arg;
     p->service = s->service ? strdup(s->service) : NULL;
+    mailbox_bounds(p, &s->entry->as.process_lua);
     /* the process reads, spawns from and keeps the code of one snapshot all its life */
     p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);
     return p;
@@ -480,10 +505,51 @@ static void spawn_failed(sw_proc *p)
     sw_proc_release(p);
 }
 
+/* lifecycle.limits.processes of the service, else of the nearest group around it, else the
+ * host's default. */
+static int64_t service_max(sw_runtime *rt, const sw_registry *reg, const char *service)
+{
+    for (const sw_entry *e = sw_registry_get(reg, service); e; e = e->parent) {
+        const sw_lifecycle *lc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle
+                               : e->kind == SW_KIND_GROUP   ? &e->as.group.lifecycle : NULL;
+        if (lc && lc->limits.processes) return lc->limits.processes;
+    }
+    return rt->limits.service_processes;
+}
+
+/* The limits a new process must pass before its state is made: the host's count, room under
+ * the memory cap, and its service's count when a process spawns it. 0, or -1 with err. */
+static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
+{
+    sw_runtime *rt = p->rt;
+    if (!sw_count_take(&rt->procs, rt->limits.processes)) {
+        snprintf(err, errlen, "process limit reached");
+        return -1;
+    }
+    p->counted = true;
+    if (atomic_load_explicit(&rt->memory.used, memory_order_relaxed) + SW_LIMIT_SPAWN_BYTES > rt->memory.cap) {
+        snprintf(err, errlen, "host memory limit reached");
+        return -1;
+    }
+    sw_svc_count *c = s->parent ? s->parent->svc : NULL;
+    if (c) {
+        if (!sw_count_take(&c->live, atomic_load_explicit(&c->max, memory_order_relaxed))) {
+            snprintf(err, errlen, "process limit reached");
+            return -1;
+        }
+        p->svc_counted = true;
+    } else if (!s->parent && s->service) {
+        c = sw_svc_count_get(&rt->services, s->service, service_max(rt, p->ctx.registry, s->service));
+    }
+    p->svc = c;
+    return 0;
+}
+
 sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
 {
     sw_proc *p = proc_alloc(rt, s);
     if (!p) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (admit(p, s, err, errlen) != 0) { spawn_failed(p); return NULL; }
     const sw_process_lua *pl = &s->entry->as.process_lua;
     sw_vm_limits lim = {(size_t)pl->limits.memory, (int)pl->limits.reductions, pl->jit};
     p->vm = sw_vm_new(&lim, p);
@@ -492,6 +558,7 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
         spawn_failed(p);
         return NULL;
     }
+    sw_vm_set_budget(p->vm, &rt->memory);
     sw_vm_set_libs(p->vm, rt->libs);
     if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return NULL; }
     return p;

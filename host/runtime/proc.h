@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "proc_limits.h"
 #include "mailbox.h"
 #include "message.h"
 #include "entry.h"
@@ -54,6 +55,8 @@ typedef struct sw_spawn {
     void *cb_arg;
     sw_worker *worker;           /* NULL: the caller's worker, else round-robin */
     sw_workers *pool;            /* NULL: the runtime's default host */
+    sw_proc *parent;             /* the spawning process (process.spawn*), counted against its
+                                    service's limit; NULL: the host (a service's own process) */
 } sw_spawn;
 
 typedef struct pidvec {
@@ -78,6 +81,15 @@ struct sw_proc {
      * steals it (worker.c), so they are only ever touched on that loop's thread. */
     atomic_uint pins;
 
+    /* Guarded by the pid table's lock (pidtable.c). */
+    size_t names_owned;          /* names it registered that are not released */
+    uint64_t names_swept;        /* the table's death count at its last sweep for stale names */
+
+    /* Set at prepare, read-only after. */
+    sw_svc_count *svc;           /* its service's process count, or NULL (no service) */
+    bool counted;                /* in the runtime's count of processes */
+    bool svc_counted;            /* in svc's (a process a process spawned) */
+
     /* Below: only the thread running the process. */
     sw_proc_ctx ctx;
     const sw_entry *entry;
@@ -85,6 +97,7 @@ struct sw_proc {
     sw_task *ready_head, *ready_tail;
     sw_task *main, *current;
     sw_delivery *pending;        /* taken from the mailbox, not yet handled */
+    sw_mailbox_out mailbox_out;  /* what it took from its inbox, settled at each slice's end */
     bool kill_requested;
     sw_msgbuf sendbuf;           /* process.send encodes here; kept between sends */
     sw_proc *send_to;            /* the last destination of process.send, with a reference: */
@@ -107,7 +120,8 @@ struct sw_proc {
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in
- * err. Thread: any. */
+ * err: among others "process limit reached" (the host's or the service's) and "host memory
+ * limit reached" (README "Limits"), checked before anything is made. Thread: any. */
 uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen);
 /* sw_proc_spawn in two steps, so the costly one can be done ahead of time: prepare creates the
  * state and loads the chunk (NULL with err on failure); nobody can reach the process until

@@ -119,10 +119,17 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->security_relaxed = cfg && cfg->security_relaxed;
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
+    if (cfg) rt->limits = cfg->limits;
+    sw_limits_resolve(&rt->limits);
+    atomic_init(&rt->memory.used, 0);
+    rt->memory.cap = (size_t)rt->limits.memory;
+    atomic_init(&rt->procs, 0);
+    sw_svc_counts_init(&rt->services);
     pthread_mutex_init(&rt->security_lock, NULL);
     char err[256];
     sw_security_set *set = sw_security_compile(reg, err, sizeof err);
     if (!set) {
+        sw_svc_counts_free(&rt->services);
         pthread_mutex_destroy(&rt->security_lock);
         pthread_mutex_destroy(&rt->code_lock);
         sw_pidtable_destroy(&rt->pids);
@@ -133,6 +140,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     int workers = cfg && cfg->workers > 0 ? cfg->workers : cores();
     uint64_t slice = cfg && cfg->slice_ns ? cfg->slice_ns : SW_SLICE_NS;
     if (sw_workers_start(&rt->workers, workers, slice) != 0) {
+        sw_svc_counts_free(&rt->services);
         sw_security_release(set);
         pthread_mutex_destroy(&rt->security_lock);
         sw_pidtable_destroy(&rt->pids);
@@ -177,6 +185,7 @@ void sw_runtime_free(sw_runtime *rt)
     sw_security_release(atomic_load(&rt->security)); /* after the processes: they hold theirs */
     pthread_mutex_destroy(&rt->security_lock);
     sw_pidtable_destroy(&rt->pids);
+    sw_svc_counts_free(&rt->services);
     free(rt);
 }
 

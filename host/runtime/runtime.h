@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc_limits.h"
 #include "mailbox.h"
 #include "vm.h"
 #include "log.h"
@@ -54,6 +55,10 @@ typedef struct sw_runtime {
     bool security_relaxed;       /* security.strict_mode: false */
     const sw_vm_lib *libs;       /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
+    sw_limits limits;            /* resolved: every field set */
+    sw_vm_budget memory;         /* the cap on every process's heap and queued deliveries */
+    atomic_llong procs;          /* processes holding a state (prepared or running) */
+    sw_svc_counts services;      /* processes spawned by each service's processes */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -66,6 +71,7 @@ typedef struct sw_runtime_config {
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
     const sw_vm_lib *libs;
     sw_guard_fn guard;
+    sw_limits limits;            /* zero fields: the defaults (proc_limits.h) */
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.

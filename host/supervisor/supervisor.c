@@ -98,6 +98,10 @@ static void drain(sw_supervisor *s)
     while (m) {
         sw_sup_msg *next = m->next;
         handle(s, m);
+        /* A service that became ready lets its dependents start now, before a later message
+         * of the batch (its own end, for a one-shot that returns right after ready()) can
+         * make it look as if it never ran: as when each message was settled on its own. */
+        if (m->type == MSG_READY && s->changed) sup_settle(s);
         free(m->error);
         free(m);
         m = next;

@@ -14,11 +14,35 @@
 
 /* ---- allocator ------------------------------------------------------------------------ */
 
+/* The state is about to hold `want` bytes, more than it has taken from the host's budget:
+ * take the steps it lacks. 0 when the cap refuses them (the allocation then fails). Kept out
+ * of line, as budget_shrink: inlined, they made every vm_alloc save more registers. */
+__attribute__((noinline, cold)) static int budget_grow(sw_vm *vm, size_t want)
+{
+    size_t to = (want + SW_VM_BUDGET_STEP - 1) / SW_VM_BUDGET_STEP * SW_VM_BUDGET_STEP;
+    if (!sw_vm_budget_take(vm->budget, to - vm->taken, !vm->budget_strict || vm->lifted))
+        return 0;
+    vm->taken = to;
+    vm->give_below = to > 2 * SW_VM_BUDGET_STEP ? to - 2 * SW_VM_BUDGET_STEP : 0;
+    return 1;
+}
+
+/* Two steps or more to spare: keep one. */
+__attribute__((noinline, cold)) static void budget_shrink(sw_vm *vm)
+{
+    size_t to = (vm->mem + 2 * SW_VM_BUDGET_STEP - 1) / SW_VM_BUDGET_STEP * SW_VM_BUDGET_STEP;
+    sw_vm_budget_give(vm->budget, vm->taken - to);
+    vm->taken = to;
+    vm->give_below = to > 2 * SW_VM_BUDGET_STEP ? to - 2 * SW_VM_BUDGET_STEP : 0;
+}
+
 /* Counts every byte of the state. Growing over the limit fails (LuaJIT raises "not enough
  * memory") and marks the process: it will fail with "memory limit exceeded" even if user
  * code catches that error. Shrinking and freeing always succeed. Past gc_at it asks for a
  * collection, as LuaJIT never collects on a failed allocation. Blocks come from the state's
- * heap (vm_heap.c): creating a state makes ~320 allocations, which malloc made the larger part of it. */
+ * heap (vm_heap.c): creating a state makes ~320 allocations, which malloc made the larger part of it.
+ * With a host budget, growing past what the state has taken from it takes more steps first
+ * (budget_grow), and a free that leaves two steps spare gives one back: one compare each here. */
 static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     sw_vm *vm = ud;
@@ -28,12 +52,21 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         if (ptr) {
             vm->mem -= old;
             sw_heap_free(&vm->heap, ptr, old);
+            if (vm->mem < vm->give_below)
+                budget_shrink(vm);
         }
         return NULL;
     }
-    if (vm->limit && nsize > old && vm->mem - old + nsize > vm->limit) {
-        vm->oom = 1;
-        return NULL;
+    if (nsize > old) {
+        size_t want = vm->mem - old + nsize;
+        if (vm->limit && want > vm->limit) {
+            vm->oom = 1;
+            return NULL;
+        }
+        if (want > vm->taken && !budget_grow(vm, want)) {
+            vm->oom = 2;
+            return NULL;
+        }
     }
     p = ptr ? sw_heap_realloc(&vm->heap, ptr, old, nsize) : sw_heap_alloc(&vm->heap, nsize);
     if (!p)
@@ -57,10 +90,20 @@ size_t vm_limit_lift(sw_vm *vm)
 {
     size_t lim = vm->limit;
     vm->limit = 0;
+    vm->lifted = 1;
     return lim;
 }
 
-void vm_limit_restore(sw_vm *vm, size_t lim) { vm->limit = lim; }
+void vm_limit_restore(sw_vm *vm, size_t lim)
+{
+    vm->limit = lim;
+    vm->lifted = 0;
+}
+
+const char *vm_oom_text(const sw_vm *vm)
+{
+    return vm->oom == 2 ? "host memory limit reached" : "memory limit exceeded";
+}
 
 /* ---- creating and freeing ------------------------------------------------------------- */
 
@@ -100,6 +143,7 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     atomic_init(&vm->killed, 0);
     atomic_flag_clear(&vm->hook_lock);
     sw_heap_init(&vm->heap, 0);
+    vm->taken = SIZE_MAX; /* no budget until sw_vm_set_budget */
     vm->L = lua_newstate(vm_alloc, vm);
     if (!vm->L || lua_cpcall(vm->L, vm_setup, vm) != 0) {
         if (vm->L)
@@ -113,13 +157,24 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     return vm;
 }
 
+void sw_vm_set_budget(sw_vm *vm, sw_vm_budget *budget)
+{
+    vm->budget = budget;
+    vm->taken = 0;
+    budget_grow(vm, vm->mem); /* not strict yet: taken even past the cap */
+    vm->budget_strict = 1;
+}
+
 void sw_vm_free(sw_vm *vm)
 {
     if (!vm)
         return;
     vm->limit = 0; /* finalizers of host userdata may still allocate */
+    vm->budget_strict = 0;
     close_state(vm);
     sw_heap_release(&vm->heap);
+    if (vm->budget)
+        sw_vm_budget_give(vm->budget, vm->taken);
     free(vm->errmsg);
     free(vm);
 }
@@ -128,6 +183,7 @@ lua_State *sw_vm_lua(sw_vm *vm) { return vm->L; }
 lua_State *sw_vm_thread(sw_vm *vm) { return vm->co; }
 size_t sw_vm_memory(const sw_vm *vm) { return vm->mem; }
 const char *sw_vm_error(sw_vm *vm) { return vm->errmsg; }
+const char *sw_vm_oom_error(const sw_vm *vm) { return vm->oom ? vm_oom_text(vm) : NULL; }
 void sw_vm_set_libs(sw_vm *vm, const sw_vm_lib *libs) { vm->libs = libs; }
 
 /* ---- running: start, resume, block, outcome ------------------------------------------- */
@@ -145,6 +201,7 @@ static sw_vm_status finish(sw_vm *vm, sw_vm_status st)
     vm->phase = PHASE_OVER;
     vm->final = st;
     vm->limit = 0;
+    vm->budget_strict = 0;
     vm_hook_arm(vm, 0);
     if (st == SW_VM_KILLED)
         set_error(vm, "killed");
@@ -203,7 +260,7 @@ static sw_vm_status after_slice(sw_vm *vm, int rc)
     if (atomic_load(&vm->killed))
         return finish(vm, SW_VM_KILLED);
     if (vm->oom)
-        return fail(vm, "memory limit exceeded");
+        return fail(vm, vm_oom_text(vm));
     if (rc == LUA_YIELD && why == WHY_PREEMPT)
         return vm->last = SW_VM_PREEMPTED;
     if (rc == LUA_YIELD && why == WHY_BLOCK)

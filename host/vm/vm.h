@@ -6,6 +6,8 @@
 #ifndef SW_VM_H
 #define SW_VM_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <lua.h>
 
@@ -32,6 +34,36 @@
  *   segfaults): worker threads need a C stack of at least 2 MB (glibc's default is 8 MB). */
 
 typedef struct sw_vm sw_vm;
+
+/* A memory budget shared by many states and by whatever else the host counts in it (the
+ * host's cap: README "Limits"). A state takes bytes from it in SW_VM_BUDGET_STEP steps as
+ * its heap grows and gives steps back as it shrinks (keeping up to two spare), so its
+ * allocator touches the shared counter about once per step of growth, never per allocation.
+ * An allocation that would take the total past cap fails like one over the state's own limit
+ * (the process fails with "host memory limit reached"), except where the state's own limit
+ * is lifted too (creation, host-side stack work, the end): there it is taken anyway, so the
+ * total may pass cap by what those take. Thread-safe: relaxed atomics. */
+typedef struct sw_vm_budget {
+    atomic_size_t used; /* bytes taken */
+    size_t cap;         /* 0: counted, never refused */
+} sw_vm_budget;
+
+#define SW_VM_BUDGET_STEP ((size_t)16 << 10)
+
+/* Takes n bytes: true, or false and nothing taken when that would pass the cap (force: take
+ * them anyway and return true). */
+static inline bool sw_vm_budget_take(sw_vm_budget *b, size_t n, bool force)
+{
+    size_t was = atomic_fetch_add_explicit(&b->used, n, memory_order_relaxed);
+    if (force || !b->cap || was + n <= b->cap) return true;
+    atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
+    return false;
+}
+
+static inline void sw_vm_budget_give(sw_vm_budget *b, size_t n)
+{
+    atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
+}
 
 /* memory: bytes the state may hold, 0 = unlimited. Every allocation counts; LuaJIT never
  *         collects when an allocation fails, so once the heap passes half the limit (then
@@ -83,6 +115,11 @@ typedef struct sw_vm_lib {
  * Thread: any; the vm is then used by one thread at a time (it may move between threads
  * between calls), except sw_vm_kill and sw_vm_interrupt which any thread may call. */
 sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner);
+
+/* From now on the state's heap counts in budget (which must outlive the vm): what it holds
+ * already is taken at once, even past the cap. Call once, before the vm runs anything.
+ * Thread: the vm's. */
+void sw_vm_set_budget(sw_vm *vm, sw_vm_budget *budget);
 
 /* Frees the state and everything in it (suspended coroutines, anchored values). Safe on NULL.
  * The vm must not be running, and no other thread may still call sw_vm_kill/interrupt on it
@@ -179,6 +216,10 @@ void sw_vm_interrupt(sw_vm *vm);
  * __tostring is never called). After SW_VM_KILLED: "killed". Otherwise NULL.
  * Owned by the vm, valid until sw_vm_free. */
 const char *sw_vm_error(sw_vm *vm);
+
+/* After an allocation failed: "memory limit exceeded" (the state's own limit) or "host memory
+ * limit reached" (its budget's cap); NULL if none has. */
+const char *sw_vm_oom_error(const sw_vm *vm);
 
 /* Runs coroutine co of this vm (a task: created on sw_vm_lua(vm) and anchored by the host)
  * for one slice. A fresh co holds its function and nargs arguments; a co that stopped at

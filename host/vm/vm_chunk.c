@@ -24,7 +24,7 @@ int sw_vm_load(sw_vm *vm, const char *chunkname, const char *src, size_t len,
     rc = luaL_loadbufferx(vm->L, src, len, chunkname, "t");
     if (rc == 0)
         return 0;
-    msg = vm->oom || rc == LUA_ERRMEM ? "memory limit exceeded" : lua_tostring(vm->L, -1);
+    msg = vm->oom || rc == LUA_ERRMEM ? vm_oom_text(vm) : lua_tostring(vm->L, -1);
     snprintf(err, errlen, "%s", msg ? msg : "cannot load chunk");
     lua_pop(vm->L, 1);
     return -1;
@@ -88,7 +88,7 @@ int sw_vm_load_compiled(sw_vm *vm, const char *chunkname, const unsigned char *b
     int rc = luaL_loadbufferx(vm->L, (const char *)bc, len, chunkname, "b");
     if (rc == 0)
         return 0;
-    const char *msg = vm->oom || rc == LUA_ERRMEM ? "memory limit exceeded" : lua_tostring(vm->L, -1);
+    const char *msg = vm->oom || rc == LUA_ERRMEM ? vm_oom_text(vm) : lua_tostring(vm->L, -1);
     snprintf(err, errlen, "%s", msg ? msg : "cannot load chunk");
     lua_pop(vm->L, 1);
     return -1;

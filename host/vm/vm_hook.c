@@ -49,7 +49,7 @@ void vm_hook_arm(sw_vm *vm, int count)
 void vm_die(sw_vm *vm, lua_State *L)
 {
     vm_hook_arm(vm, 1);
-    lua_pushstring(L, vm->oom ? "memory limit exceeded" : "killed");
+    lua_pushstring(L, vm->oom ? vm_oom_text(vm) : "killed");
     lua_error(L);
 }
 

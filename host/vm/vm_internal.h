@@ -35,6 +35,11 @@ struct sw_vm {
     const sw_vm_lib *libs;
     char *errmsg;
     sw_heap heap;  /* the state's small objects; large ones come from malloc */
+    sw_vm_budget *budget; /* the host's (vm.h), or NULL */
+    size_t taken;         /* bytes taken from it (SIZE_MAX without one: never more to take) */
+    size_t give_below;    /* below this many bytes held, give a step back (0 without one) */
+    int budget_strict;    /* passing its cap fails the allocation (from creation to the end) */
+    int lifted;           /* vm_limit_lift: host-side work, where no allocation may fail */
 };
 
 /* ---- vm.c ---- */
@@ -43,6 +48,9 @@ struct sw_vm {
  * call, where an allocation failure would make LuaJIT panic: lift the limit meanwhile and
  * restore what vm_limit_lift returned. */
 size_t vm_limit_lift(sw_vm *vm);
+/* What a failed allocation means: "memory limit exceeded" (the state's own limit) or "host
+ * memory limit reached" (the host's budget). */
+const char *vm_oom_text(const sw_vm *vm);
 void vm_limit_restore(sw_vm *vm, size_t lim);
 
 /* ---- vm_hook.c ---- */

@@ -6,7 +6,7 @@ return function()
   -- register ourselves; lookup gives our pid
   print(reg.register("main"))
   print(reg.lookup("main") == me)
-  -- a taken name cannot be registered again, by us or by another process
+  -- registering it again is a no-op for its holder; another process cannot take it
   print(reg.register("main"))
   local c = process.spawn_monitored("child", nil, me, "register", "main")
   print(t.shown(t.expect("registered"):data()))
