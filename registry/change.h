@@ -1,4 +1,4 @@
-/* What a reload compares (DESIGN §4): a service changed when its entry, or any code, library,
+/* What a reload compares (docs/supervision.md): a service changed when its entry, or any code, library,
  * data or group entry it reaches by reference, differs in content between two snapshots.
  * Policies are not compared: a policy change takes effect without a restart. */
 #ifndef STEWARD_CHANGE_H

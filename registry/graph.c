@@ -1,4 +1,4 @@
-/* Dependency extraction and the service graph. What a service depends on (DESIGN §2):
+/* Dependency extraction and the service graph. What a service depends on (docs/registry.md):
  * explicit depends_on (its own and its enclosing groups'), every string anywhere in its fields
  * that equals an entry id, and transitively what referenced non-service entries reference.
  * Groups stand for their member services; hosts and policies order nothing. */

@@ -1,4 +1,4 @@
-/* The service dependency graph (DESIGN §2 "Dependencies"): nodes are process.service entries,
+/* The service dependency graph (docs/registry.md "Dependencies"): nodes are process.service entries,
  * an edge A -> B means "A depends on B" and carries the field path it came from. Built once per
  * snapshot; cycles are load errors that print their path. */
 #ifndef STEWARD_GRAPH_H

@@ -1,4 +1,4 @@
-/* The kinds the registry accepts: their names, field schemas and defaults (DESIGN §2, §4). */
+/* The kinds the registry accepts: their names, field schemas and defaults (docs/registry.md, docs/supervision.md). */
 #ifndef STEWARD_KINDS_H
 #define STEWARD_KINDS_H
 

@@ -1,4 +1,4 @@
-/* Parsing and validation of security.policy entries (DESIGN §6): patterns, conditions,
+/* Parsing and validation of security.policy entries (docs/security.md): patterns, conditions,
  * operators and groups. Evaluation lives in the host; this file only guarantees that every
  * loaded policy is well-formed. */
 #ifndef STEWARD_POLICY_H

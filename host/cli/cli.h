@@ -1,4 +1,4 @@
-/* Command-line parsing (DESIGN §5): the command, its options (before or after DIR) and, after
+/* Command-line parsing (docs/operating.md): the command, its options (before or after DIR) and, after
  * `-x ID`, the words passed to the process. Pure: no I/O beyond what the caller prints. */
 #ifndef STEWARD_CLI_H
 #define STEWARD_CLI_H

@@ -1,4 +1,4 @@
-/* The host configuration (`--config FILE`, DESIGN §5), parsed once into a plain struct with
+/* The host configuration (`--config FILE`, docs/operating.md), parsed once into a plain struct with
  * defaults; errors are reported like registry errors (file:line:col, field). */
 #ifndef STEWARD_CONFIG_H
 #define STEWARD_CONFIG_H

@@ -1,4 +1,4 @@
-/* Lua `json` (DESIGN §3) over lua-cjson: one cjson instance per state, kept in the Lua registry
+/* Lua `json` (docs/lua-api.md) over lua-cjson: one cjson instance per state, kept in the Lua registry
  * (user code never sees it), configured once: sparse arrays become objects, nesting is limited
  * to JSON_MAX_DEPTH both ways, NaN/inf/hex numbers are refused on decode, and no encode buffer
  * is kept between calls (it is malloc memory outside the state's memory limit).
@@ -66,7 +66,7 @@ static void push_cjson(lua_State *L)
 }
 
 /* Calls the upvalue function with the argument at index 1 under pcall. Returns its result, or
- * nil and the message; an out-of-memory error is raised again (it ends the process, §3). */
+ * nil and the message; an out-of-memory error is raised again (it ends the process, docs/lua-api.md). */
 static int protected_call(lua_State *L)
 {
     lua_pushvalue(L, lua_upvalueindex(1));

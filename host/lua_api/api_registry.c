@@ -1,4 +1,4 @@
-/* Lua `registry` (DESIGN §3): read-only views of the process's registry snapshot
+/* Lua `registry` (docs/lua-api.md): read-only views of the process's registry snapshot
  * (sw_proc_ctx_of(L)->registry, immutable while the process's code runs).
  *   registry.get(id)        -> entry | nil, "no entry <id>"
  *                              | nil, "permission denied: registry.read on <id>"
@@ -23,7 +23,7 @@
 #define READ_ACTION "registry.read"
 
 /* Security guard for reading one entry (registry.get and every entry registry.find returns;
- * DESIGN §6: action registry.read, resource = the entry id). */
+ * docs/security.md: action registry.read, resource = the entry id). */
 static bool allowed_to_read(lua_State *L, const char *id)
 {
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);

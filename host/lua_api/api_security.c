@@ -1,4 +1,4 @@
-/* Lua `security` (DESIGN §6) and the host's guard for its own calls, both on the policy engine
+/* Lua `security` (docs/security.md) and the host's guard for its own calls, both on the policy engine
  * (security.h) with the runtime's current policy set:
  *   security.can(action, resource, meta?)   -> boolean (undefined counts as false)
  *   security.check(action, resource, meta?) -> "allow" | "deny" | "undefined"

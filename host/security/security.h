@@ -1,4 +1,4 @@
-/* The policy engine (DESIGN §6), without Lua: a policy set compiled from one registry snapshot
+/* The policy engine (docs/security.md), without Lua: a policy set compiled from one registry snapshot
  * (every security.policy entry and every service's lifecycle.security), and the evaluation of
  * one check against a service's context. A set is immutable and reference-counted, so any
  * thread may evaluate with it while another publishes its successor; evaluation allocates

@@ -1,4 +1,4 @@
-/* Evaluating one check against a compiled context (DESIGN §6): pattern matching, field
+/* Evaluating one check against a compiled context (docs/security.md): pattern matching, field
  * resolution, the operators with no coercion, missing-field and type-error rules, and
  * deny-overrides. Allocates nothing: values are read in place, and regular expressions run on
  * PCRE2's DFA matcher (linear in the subject, no backtracking) with a per-thread match block. */

@@ -1,4 +1,4 @@
-/* Unit tests for sw_cli_parse (host/cli.c, DESIGN §5): commands and their positionals, options
+/* Unit tests for sw_cli_parse (host/cli.c, docs/operating.md): commands and their positionals, options
  * before or after DIR, `run DIR -x ID ARGS...` (every word after the id goes to the process),
  * errors for unknown options and commands, graph --format validation, and help topics. */
 #include <setjmp.h>
@@ -174,7 +174,7 @@ static void test_reload_and_status(void **state)
 }
 
 /* Regression (was a bug): host/cli.c positional(): for `status` a single positional is always taken as a
- * service ID, so `steward status app/` (DESIGN §5: the socket is found from "--control PATH, a
+ * service ID, so `steward status app/` (docs/operating.md: the socket is found from "--control PATH, a
  * DIR argument, or the current directory"; the documented form is `steward status [--json]`)
  * asks the host in the current directory for a service named "app/". A word that cannot be an
  * id (no colon, or a '/') should be the DIR. */
@@ -296,7 +296,7 @@ static void test_graph_format_validation(void **state)
     fails_with(&p, "unknown graph format");
 }
 
-/* Regression (was a bug): host/cli.c validates graph --format but not --log-format (DESIGN §5: text|json) or
+/* Regression (was a bug): host/cli.c validates graph --format but not --log-format (docs/operating.md: text|json) or
  * --log-level; `--log-format xml` and `--log-level loud` parse fine and nothing else checks them
  * (host/main.c passes the struct on). Correct: refused here like an unknown graph format. */
 static void test_log_options_validated(void **state)

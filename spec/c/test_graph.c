@@ -1,5 +1,5 @@
 /* Unit tests for the service dependency graph (registry/graph.c): start levels for chains and
- * diamonds, cycle detection with the exact message (DESIGN §2: "app:a -> app:b -> app:a"), each
+ * diamonds, cycle detection with the exact message (docs/registry.md: "app:a -> app:b -> app:a"), each
  * cycle reported once, and a large random DAG whose levels are consistent. */
 #include <setjmp.h>
 #include <stdarg.h>

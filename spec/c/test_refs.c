@@ -1,4 +1,4 @@
-/* Unit tests for reference extraction (registry/graph.c, DESIGN §2 "Dependencies") through the
+/* Unit tests for reference extraction (registry/graph.c, docs/registry.md "Dependencies") through the
  * loader: what a service depends on, and the field path each edge records. Relative references,
  * ids found deep in config, transitive references through registry.entry / process.lua /
  * library.lua, groups standing for their members, and what is never ordered. */
@@ -215,7 +215,7 @@ static void test_transitive_through_registry_entries(void **state)
     sw_registry_free(r);
 }
 
-/* DESIGN §2 rule 3 names process.lua and library.lua as entries whose references count, but
+/* docs/registry.md rule 3 names process.lua and library.lua as entries whose references count, but
  * neither kind has a field that can hold a service id: inline source is not scanned, imports
  * only name library.lua entries and unknown fields are refused. So a process.lua -> imports ->
  * library.lua chain is followed (without error) and orders nothing. See the report. */

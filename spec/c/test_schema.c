@@ -1,5 +1,5 @@
 /* Unit tests for the kind schemas (registry/schema.c, kinds.c, policy.c) through the loader:
- * registries loaded from memory, typed values and defaults of every kind (DESIGN §2, §4, §6),
+ * registries loaded from memory, typed values and defaults of every kind (docs/registry.md, docs/supervision.md, docs/security.md),
  * explicit zeros, file meta, security policies, and the diagnostics: each names file, line,
  * column, entry and field, and every error is reported, not only the first. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests for registry/units.c: durations and sizes as the registry writes them (DESIGN §2:
+/* Unit tests for registry/units.c: durations and sizes as the registry writes them (docs/registry.md:
  * "250ms", "1.5s", "2m", "1h" or a number of seconds; "64KB", "32MB", "1GB" or a number of
  * bytes; KB = 1024), the strictness promised by units.h, and sw_format_duration. */
 #include <math.h>

@@ -1,4 +1,4 @@
--- Channels and select, end to end (DESIGN §3): each case runs `steward run -x chan:run CASE`
+-- Channels and select, end to end (docs/lua-api.md): each case runs `steward run -x chan:run CASE`
 -- on spec/apps/runtime/channel and compares what the process printed.
 local rt = require("spec.lua.runtime_helper")
 

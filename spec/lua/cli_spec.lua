@@ -1,4 +1,4 @@
--- The command line (DESIGN §5): help and version, usage errors (exit 2, usage on stderr, nothing
+-- The command line (docs/operating.md): help and version, usage errors (exit 2, usage on stderr, nothing
 -- on stdout), options before or after DIR, and what happens when DIR is missing or wrong.
 local h = require("spec.lua.steward_helper")
 

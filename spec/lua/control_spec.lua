@@ -213,7 +213,7 @@ describe("a request in progress", function()
 end)
 
 describe("steward reload", function()
-  -- Reload itself is the supervisor's (DESIGN §4); until it exists the host answers "reload is
+  -- Reload itself is the supervisor's (docs/supervision.md); until it exists the host answers "reload is
   -- not implemented yet" and these specs are pending instead of failing.
   local function reload_or_pending(host, dir, ...)
     local r = h.run("reload", dir, ...)

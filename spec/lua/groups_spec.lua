@@ -1,4 +1,4 @@
--- service.group end to end (DESIGN §4, supervision scenarios 20-29): each spec writes a small
+-- service.group end to end (docs/supervision.md, supervision scenarios 20-29): each spec writes a small
 -- app into a temporary directory, runs `steward run DIR --log-format json`, and asserts order
 -- and counts from the JSON event log. Members ask a root-level "counter" service which run of
 -- theirs this is, so a member can crash on chosen runs (after `after` ms) and stay up on the

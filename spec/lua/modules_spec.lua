@@ -1,4 +1,4 @@
--- Host modules, end to end (DESIGN §3, §7): logger, errors, json, registry, require and
+-- Host modules, end to end (docs/lua-api.md, docs/operating.md): logger, errors, json, registry, require and
 -- read-only module tables. Each case runs `steward run -x mods:run CASE` on
 -- spec/apps/runtime/modules and compares what the process printed (and logged).
 local rt = require("spec.lua.runtime_helper")

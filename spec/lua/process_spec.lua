@@ -1,4 +1,4 @@
--- The `process` module end to end (DESIGN §3, scenarios 38-42): every spec runs one
+-- The `process` module end to end (docs/lua-api.md, scenarios 38-42): every spec runs one
 -- process.lua of spec/apps/process with `steward run -x` and compares its exit code, stdout
 -- and stderr. The Lua side prints what it saw; it waits on events and messages with a timeout
 -- (channel.select + time.after), never on a sleep, so a missing event prints "nil"/"timeout"

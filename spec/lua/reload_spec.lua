@@ -1,4 +1,4 @@
--- Reload end to end (DESIGN §4, supervision scenarios 43-47): each spec writes an app
+-- Reload end to end (docs/supervision.md, supervision scenarios 43-47): each spec writes an app
 -- into a temporary directory, runs `steward run DIR --log-format json`, edits the files, sends
 -- SIGHUP (or SIGUSR2) and asserts from the JSON event log what stopped, started and kept its
 -- pid. Every run of a service logs "run" with its input.

@@ -1,4 +1,4 @@
--- The supervisor end to end (DESIGN §4, supervision scenarios 1-4, 6, 9-11, 13-18, 31-35, 37,
+-- The supervisor end to end (docs/supervision.md, supervision scenarios 1-4, 6, 9-11, 13-18, 31-35, 37,
 -- 49, 50): each spec runs `steward run APP --log-format json` on an app of
 -- spec/apps/supervisor in the background, waits on its JSON event log (stderr) for what must
 -- happen, sends signals, and asserts order and counts from the log. Timing is asserted from

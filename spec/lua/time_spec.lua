@@ -1,4 +1,4 @@
--- The time module, end to end (DESIGN §3): each case runs `steward run -x tm:run CASE` on
+-- The time module, end to end (docs/lua-api.md): each case runs `steward run -x tm:run CASE` on
 -- spec/apps/runtime/time and compares what the process printed.
 local rt = require("spec.lua.runtime_helper")
 
