@@ -68,7 +68,7 @@ void vm_limit_restore(sw_vm *vm, size_t lim) { vm->limit = lim; }
 static int vm_setup(lua_State *L)
 {
     sw_vm *vm = lua_touserdata(L, 1);
-    vm_sandbox_open(L);
+    vm_sandbox_open(L, vm->limited);
     if (vm->jit) {
         vm_sandbox_jit(L); /* CPU detection and JIT on; then hidden */
     } else {
@@ -97,6 +97,7 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     vm->owner = owner;
     vm->reductions = !lim ? SW_VM_REDUCTIONS_DEFAULT : lim->reductions > 0 ? lim->reductions : 0;
     vm->jit = lim ? lim->jit : 0;
+    vm->limited = lim && lim->memory > 0;
     atomic_init(&vm->killed, 0);
     atomic_flag_clear(&vm->hook_lock);
     sw_heap_init(&vm->heap, 0);

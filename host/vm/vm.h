@@ -24,6 +24,10 @@
  * - string.find/match/gmatch/gsub: Lua 5.1 patterns, same results as LuaJIT's, but with a
  *   work budget (1M steps + 64 per subject byte, then "pattern too complex") and the kill
  *   flag polled inside; plain find is linear (memmem).
+ * - in a process with a memory limit, tostring and string.sub/upper/lower/reverse/char are
+ *   plain C functions with LuaJIT's results: LuaJIT's fast functions crash the host when an
+ *   allocation fails inside them. There tostring(tostring) shows "function: 0x...", and a
+ *   __tostring runs as a C callback (killable, not preemptible, cannot block).
  * - coroutine.resume/wrap pass preemption and sw_vm_block through user coroutines;
  *   coroutine.running() is nil in a root coroutine (main or a task): process code never
  *   holds a coroutine the scheduler resumes. Resume nesting is limited to 200 levels.

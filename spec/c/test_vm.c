@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 #include <lauxlib.h>
+#include <luajit.h>
 #include <lualib.h>
 
 #include "vm.h"
@@ -1018,6 +1019,66 @@ static void coroutines_agree_with_luajit(void **state)
                    "false|bad argument #1 to 'wrap' (function expected, got number)");
 }
 
+/* ---- the sandbox's own builtins (vm_builtins.c) ---------------------------------------- */
+
+static char *read_spec_file(const char *name)
+{
+    char path[512];
+    FILE *f;
+    long n;
+    char *text;
+    snprintf(path, sizeof path, "%s/c/%s", SPEC_DIR, name);
+    f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = malloc((size_t)n + 1);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void assert_same_text(const char *mine, const char *theirs, const char *what)
+{
+    if (strcmp(mine, theirs) != 0) {
+        size_t i = 0;
+        while (mine[i] == theirs[i])
+            i++;
+        while (i > 0 && mine[i - 1] != '\n')
+            i--;
+        fail_msg("%s, first difference:\nmine:   %.300s\nluajit: %.300s", what, mine + i, theirs + i);
+    }
+}
+
+/* tostring, string.sub/upper/lower/reverse/char (plain C in a process with a memory limit)
+ * give LuaJIT's results (spec/c/vm_builtins_cases.lua). */
+static void builtins_agree_with_luajit(void **state)
+{
+    char *code = read_spec_file("vm_builtins_cases.lua");
+    lua_State *L = luaL_newstate();
+    sw_vm_limits limited = {64u << 20, 0, 0};
+    char *mine;
+    const char *theirs;
+    (void)state;
+    luaL_openlibs(L);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    if (luaL_loadbuffer(L, code, strlen(code), "=t") || lua_pcall(L, 0, 1, 0))
+        fail_msg("reference: %s", lua_tostring(L, -1));
+    theirs = lua_tostring(L, -1);
+    assert_true(strlen(theirs) > 50000); /* the script really ran */
+    mine = results(code, &limited, NULL);
+    assert_same_text(mine, theirs, "with a memory limit");
+    free(mine);
+    mine = results(code, NULL, NULL);
+    assert_same_text(mine, theirs, "without a memory limit");
+    free(mine);
+    lua_close(L);
+    free(code);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1064,6 +1125,7 @@ int main(void)
         cmocka_unit_test(s14_catastrophic_pattern),
         cmocka_unit_test(matcher_agrees_with_luajit),
         cmocka_unit_test(coroutines_agree_with_luajit),
+        cmocka_unit_test(builtins_agree_with_luajit),
     };
     alarm(300); /* a kill that never lands must fail the run, not hang it */
     return cmocka_run_group_tests(tests, NULL, NULL);
