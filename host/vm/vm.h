@@ -22,8 +22,12 @@
  *   to load a binary chunk ..."); collectgarbage accepts only "count"; getmetatable("") is
  *   false; print writes each line with one write(2).
  * - string.find/match/gmatch/gsub: Lua 5.1 patterns, same results as LuaJIT's, but with a
- *   work budget (1M steps + 64 per subject byte, then "pattern too complex") and the kill
- *   flag polled inside; plain find is linear (memmem).
+ *   work budget (1M steps + 64 per subject byte, then "pattern too complex"; gsub also
+ *   spends one step per 16 bytes of output) and the kill flag polled inside; plain find is
+ *   linear (memmem).
+ * - builtins with a loop the caller sizes are bounded:
+ *   table.insert/remove raise "position out of bounds" outside 1..#t+1 (Lua 5.3); long
+ *   moves in insert and table.sort poll the kill flag.
  * - in a process with a memory limit, tostring and string.sub/upper/lower/reverse/char are
  *   plain C functions with LuaJIT's results: LuaJIT's fast functions crash the host when an
  *   allocation fails inside them. There tostring(tostring) shows "function: 0x...", and a

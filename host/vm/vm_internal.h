@@ -85,6 +85,8 @@ void vm_sandbox_jit(lua_State *L);
 /* The global tostring and string.sub/upper/lower/reverse/char as plain C functions, whose
  * allocations may fail safely (LuaJIT's fast functions crash the host when one fails). */
 void vm_builtins_alloc_safe(lua_State *L);
+/* table.insert, remove and sort (bounds checks, kill polling) into the table at index t. */
+void vm_builtins_table(lua_State *L, int t);
 
 /* ---- vm_coroutine.c ---- */
 

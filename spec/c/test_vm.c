@@ -1053,8 +1053,8 @@ static void assert_same_text(const char *mine, const char *theirs, const char *w
     }
 }
 
-/* tostring, string.sub/upper/lower/reverse/char (plain C in a process with a memory limit)
- * give LuaJIT's results (spec/c/vm_builtins_cases.lua). */
+/* tostring, string.sub/upper/lower/reverse/char (plain C in a process with a memory limit),
+ * rawset and table.insert/remove/sort give LuaJIT's results (spec/c/vm_builtins_cases.lua). */
 static void builtins_agree_with_luajit(void **state)
 {
     char *code = read_spec_file("vm_builtins_cases.lua");
@@ -1077,6 +1077,80 @@ static void builtins_agree_with_luajit(void **state)
     free(mine);
     lua_close(L);
     free(code);
+}
+
+/* Outside 1..#t+1, insert and remove raise (Lua 5.3) instead of looping over 2^31 slots. */
+static void insert_and_remove_check_positions(void **state)
+{
+    const char *oob = "false|bad argument #2 to '?' (position out of bounds)";
+    double t0 = now_s();
+    (void)state;
+    assert_results("return pcall(table.insert, {}, 2^40, 1)", NULL, oob);
+    assert_results("return pcall(table.insert, {1, 2}, 0, 1)", NULL, oob);
+    assert_results("return pcall(table.insert, {1, 2}, 4, 1)", NULL, oob);
+    assert_results("return pcall(table.remove, {}, -2^40)", NULL, oob);
+    assert_results("return pcall(table.remove, {1, 2}, 4)", NULL, oob);
+    assert_results("return pcall(table.remove, {1, 2}, 0/0)", NULL, oob);
+    assert_results("return pcall(table.remove, {1, 2}, '9')", NULL, oob);
+    assert_results("return pcall(function() table.insert({}, -1, 1) end)", NULL,
+                   "false|t:1: bad argument #2 to 'insert' (position out of bounds)");
+    assert_true(now_s() - t0 < 2);
+}
+
+/* kill_then(f, ...): requests this process's kill, then calls f(...) from C: no VM
+ * instruction (so no hook) runs before f ends, so only f's own polling can stop it. */
+static int t_kill_then(lua_State *L)
+{
+    sw_vm_kill(sw_vm_of(L));
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static lua_Integer global_at(sw_vm *vm, const char *name, int i)
+{
+    lua_State *L = sw_vm_lua(vm);
+    lua_Integer v;
+    lua_getglobal(L, name);
+    lua_rawgeti(L, -1, i);
+    v = lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return v;
+}
+
+/* A kill stops long moves in insert (over MOVES_UNPOLLED), remove (LuaJIT's bytecode) and
+ * sort (no Lua code runs in insert's or sort's loops). */
+static void kill_stops_builtin_loops(void **state)
+{
+    const char *setup = "local n = 200000\n"
+                        "t = {} for i = 1, n do t[i] = i end\n"
+                        "s = {} for i = 1, n do s[i] = (i * 7919) %% 100003 end\n";
+    const char *calls[] = {"kill_then(table.insert, t, 1, 0)", "kill_then(table.remove, t, 1)",
+                           "kill_then(table.sort, s)"};
+    int k;
+    (void)state;
+    for (k = 0; k < 3; k++) {
+        char code[512];
+        sw_vm *vm;
+        int i, sorted = 1;
+        snprintf(code, sizeof code, setup);
+        strcat(code, calls[k]);
+        vm = sw_vm_new(NULL, &owner_token);
+        lua_register(sw_vm_lua(vm), "kill_then", t_kill_then);
+        assert_int_equal(sw_vm_load(vm, "=t", code, strlen(code), NULL, 0), 0);
+        assert_int_equal(drive(vm).st, SW_VM_KILLED);
+        if (k == 0) { /* moving up from the end stopped early: t[2] never got t[1] */
+            assert_int_equal(global_at(vm, "t", 200001), 200000);
+            assert_int_equal(global_at(vm, "t", 2), 2);
+        } else if (k == 1) { /* moving down from 1 stopped early: the end is untouched */
+            assert_int_equal(global_at(vm, "t", 1), 2);
+            assert_int_equal(global_at(vm, "t", 199999), 199999);
+        } else {
+            for (i = 1; i < 200000 && sorted; i++)
+                sorted = global_at(vm, "s", i) <= global_at(vm, "s", i + 1);
+            assert_false(sorted);
+        }
+        sw_vm_free(vm);
+    }
 }
 
 int main(void)
@@ -1126,6 +1200,8 @@ int main(void)
         cmocka_unit_test(matcher_agrees_with_luajit),
         cmocka_unit_test(coroutines_agree_with_luajit),
         cmocka_unit_test(builtins_agree_with_luajit),
+        cmocka_unit_test(insert_and_remove_check_positions),
+        cmocka_unit_test(kill_stops_builtin_loops),
     };
     alarm(300); /* a kill that never lands must fail the run, not hang it */
     return cmocka_run_group_tests(tests, NULL, NULL);

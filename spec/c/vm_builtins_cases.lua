@@ -1,7 +1,7 @@
 -- The sandbox's own builtins against LuaJIT's (spec/c/test_vm.c runs this in a raw LuaJIT
 -- state and in processes with and without a memory limit; the outputs must be equal):
--- tostring, string.sub/upper/lower/reverse/char, and (LuaJIT's own for now) rawset and
--- table.insert/remove.
+-- tostring, string.sub/upper/lower/reverse/char, rawset, and table.insert/remove/sort for
+-- positions within bounds (outside, the sandbox raises where LuaJIT did something else).
 local out = {}
 local function show(v)
   if type(v) == "string" then return ("%q"):format(v) end
@@ -155,5 +155,53 @@ rec(pcall(table.remove, { 1 }, {}))
 rec(pcall(function() return table.remove(nil) end))
 local mr = setmetatable({ 1, 2, 3 }, { __index = function() return "i" end, __newindex = function() error("mt") end })
 rec(table.remove(mr, 1), table.remove(mr), rawget(mr, 1), rawget(mr, 2), #mr)
+
+-- table.sort: same comparisons in the same order, same results and errors
+local seed = 42
+local function rnd(n)
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return math.floor(seed / 65536) % n
+end
+local arrays = { {}, { 1 }, { 2, 1 }, { 3, 1, 2 }, { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 } }
+local up, down = {}, {}
+for i = 1, 20 do up[i] = i; down[i] = 21 - i end
+arrays[#arrays + 1] = up
+arrays[#arrays + 1] = down
+for _, n in ipairs { 50, 200 } do
+  local r = {}
+  for i = 1, n do r[i] = rnd(100) end
+  arrays[#arrays + 1] = r
+end
+local words = {}
+for i = 1, 60 do words[i] = ("w" .. rnd(1000)):rep(1 + rnd(3)) end
+arrays[#arrays + 1] = words
+for _, arr in ipairs(arrays) do
+  local a = copy(arr)
+  table.sort(a)
+  rec(table.concat(a, " "))
+  local log = {}
+  local b = copy(arr)
+  table.sort(b, function(x, y) log[#log + 1] = x .. "<" .. y return x > y end)
+  rec(table.concat(b, " "), #log, table.concat(log, " ", 1, math.min(#log, 400)))
+end
+local bad = {}
+for i = 1, 10 do bad[i] = rnd(10) end
+local c = copy(bad)
+rec(pcall(table.sort, c, function() return true end))
+rec(table.concat(c, " "))
+c = copy(bad)
+rec(pcall(function() table.sort(c, function() return true end) end))
+rec(pcall(table.sort, { 1, "x", 2 }))
+rec(pcall(table.sort, { 1, nil, 3 }))
+rec(pcall(table.sort, {}, 5))
+rec(pcall(table.sort, nil))
+rec(pcall(table.sort, { 3, 2, 1 }, function(x, y) error("cmp", 0) end))
+local lt = { __lt = function(x, y) return x.v < y.v end }
+local objs = {}
+for i = 1, 30 do objs[i] = setmetatable({ v = rnd(50) }, lt) end
+table.sort(objs)
+local vs = {}
+for i, o in ipairs(objs) do vs[i] = o.v end
+rec(table.concat(vs, " "))
 
 return table.concat(out, "\n")

@@ -1,5 +1,5 @@
 -- Hardening of the sandbox's builtins, end to end on spec/apps/runtime/builtins: out of
--- memory inside a builtin.
+-- memory inside a builtin, and builtins whose loop the caller sizes.
 local rt = require("spec.lua.runtime_helper")
 
 local APP = "builtins"
@@ -16,5 +16,42 @@ describe("builtins", function()
     assert.is_false(r.hung)
     assert.are.equal(0, r.code, "host exit code " .. tostring(r.code) .. "\n" .. r.stderr)
     assert.are.equal("tostring\t50\nsub\t50\nupper\t50\nlower\t50\nreverse\t50\nchar\t50\n", r.stdout)
+  end)
+
+  it("insert and remove check positions (Lua 5.3); sized loops end at once", function()
+    local out = case("bounds")
+    local oob = "false\tbad argument #2 to '?' (position out of bounds)"
+    assert.are.equal(table.concat({
+      "insert 2^40\t" .. oob,
+      "insert -2^40\t" .. oob,
+      "insert 0\t" .. oob,
+      "insert #t+2\t" .. oob,
+      "insert in bounds\ty z 1 2 3 x",
+      "remove -2^40\t" .. oob,
+      "remove #t+2\t" .. oob,
+      "remove 0\t" .. oob,
+      "remove #t+1\t0",
+      "remove empty\t0\t0",
+      "remove in bounds\t1\t4\t2 3",
+      "unpack 1e9\tfalse\ttoo many results to unpack",
+      "char of 1e6\tfalse\ttoo many results to unpack",
+      "concat 2^31\tfalse\tinvalid value (nil) at index 1 in table for 'concat'",
+      "format %99999d\tfalse\tinvalid option '%999' to 'format'",
+      "rep empty\t0\t0",
+      "byte 1e9\tfalse\tstring slice too long",
+      "select # 1e4\t7000",
+      "gsub output\tfalse\tpattern too complex",
+      "fast\ttrue",
+    }, "\n") .. "\n", out)
+  end)
+
+  it("builtins that build a result as large as asked fail on the memory limit first", function()
+    assert.are.equal(table.concat({
+      "rep\ttrue\tmemory limit exceeded",
+      "rep_sep\ttrue\tmemory limit exceeded",
+      "gsub\ttrue\tmemory limit exceeded",
+      "concat\ttrue\tmemory limit exceeded",
+      "format\ttrue\tmemory limit exceeded",
+    }, "\n") .. "\n", case("memory", 30))
   end)
 end)
