@@ -4,7 +4,8 @@
  *   so an allocation failing inside one wrote "not enough memory" over a live stack slot and
  *   the host crashed (shared/research/oom-in-fast-functions.md);
  * - table.insert and table.remove with Lua 5.3's position checks; long moves in insert and
- *   table.sort poll the kill flag (C loops where no hook fires).
+ *   table.sort poll the kill flag (C loops where no hook fires);
+ * - rawset and table.insert refusing the read-only proxies of host modules.
  * Results are LuaJIT's (2.1, x86-64), checked against it in spec/c/test_vm.c. */
 #include "vm_internal.h"
 
@@ -146,6 +147,56 @@ void vm_builtins_alloc_safe(lua_State *L)
     lua_pop(L, 1);
 }
 
+/* ---- read-only proxies ---------------------------------------------------------------- */
+
+static const char readonly_key = 0; /* its address marks a read-only proxy's metatable */
+
+void sw_vm_readonly_metatable(lua_State *L, int idx)
+{
+    idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+    lua_pushlightuserdata(L, (void *)&readonly_key);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, idx);
+}
+
+/* Whether the table at idx is a read-only proxy: a look at its metatable, if it has one.
+ * A proxy is always empty, so table.insert asks only about empty tables. */
+static int readonly(lua_State *L, int idx)
+{
+    int ro = 0;
+    if (lua_getmetatable(L, idx)) {
+        lua_pushlightuserdata(L, (void *)&readonly_key);
+        lua_rawget(L, -2);
+        ro = lua_toboolean(L, -1);
+        lua_pop(L, 2);
+    }
+    return ro;
+}
+
+/* rawset(t, k, v), except that on a read-only proxy it assigns through __newindex, which
+ * refuses: raw writes would otherwise add fields to the proxy (the proxy is empty, so every
+ * key goes to __newindex). */
+static int sb_rawset(lua_State *L)
+{
+    if (lua_gettop(L) != 3 || lua_type(L, 1) != LUA_TTABLE) { /* LuaJIT's checks */
+        luaL_checktype(L, 1, LUA_TTABLE);
+        luaL_checkany(L, 2);
+        luaL_checkany(L, 3);
+        lua_settop(L, 3);
+    }
+    if (readonly(L, 1))
+        lua_settable(L, 1);
+    else
+        lua_rawset(L, 1);
+    return 1;
+}
+
+void vm_builtins_base(lua_State *L)
+{
+    lua_pushcfunction(L, sb_rawset);
+    lua_setglobal(L, "rawset");
+}
+
 /* ---- table.insert, table.remove, table.sort -------------------------------------------- */
 
 /* table.insert(t, [pos,] v): LuaJIT's (raw writes; pos truncated to an integer), plus Lua
@@ -163,8 +214,11 @@ static int sb_insert(lua_State *L)
     int64_t e, pos, i;
     uint32_t polled = 0;
     if (nargs == 2 && lua_type(L, 1) == LUA_TTABLE) { /* append: the usual */
-        lua_rawseti(L, 1, (int)lua_objlen(L, 1) + 1);
-        return 0;
+        size_t n = lua_objlen(L, 1);
+        if (n > 0 || !readonly(L, 1)) { /* a read-only proxy is always empty */
+            lua_rawseti(L, 1, (int)n + 1);
+            return 0;
+        }
     }
     luaL_checktype(L, 1, LUA_TTABLE);
     e = (int64_t)lua_objlen(L, 1) + 1;
@@ -174,6 +228,12 @@ static int sb_insert(lua_State *L)
             return luaL_error(L, "wrong number of arguments to 'insert'");
         pos = arg_int(L, 2);
         luaL_argcheck(L, pos >= 1 && pos <= e, 2, "position out of bounds");
+    }
+    if (e == 1 && readonly(L, 1)) { /* refused by __newindex */
+        lua_pushinteger(L, (lua_Integer)pos);
+        lua_pushvalue(L, nargs);
+        lua_settable(L, 1);
+        return 0;
     }
     if (e - pos > MOVES_OWN && e - pos <= MOVES_UNPOLLED) {
         lua_pushvalue(L, lua_upvalueindex(1));

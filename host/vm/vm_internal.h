@@ -74,7 +74,7 @@ int vm_run_slice(sw_vm *vm, int nargs);
 
 /* Builds the process's globals on the fresh main state L (under lua_cpcall: raises when out
  * of memory): allow-listed base and string, the guarded xpcall, load, print, collectgarbage,
- * and the lazy globals. limited: the process has a memory limit, so tostring and the
+ * rawset, and the lazy globals. limited: the process has a memory limit, so tostring and the
  * allocating string fast functions are replaced (vm_builtins_alloc_safe). */
 void vm_sandbox_open(lua_State *L, int limited);
 /* For a JIT process: opens the jit library (CPU detection, JIT on), then hides it. */
@@ -82,6 +82,8 @@ void vm_sandbox_jit(lua_State *L);
 
 /* ---- vm_builtins.c ---- */
 
+/* The global rawset, which refuses read-only proxies (sw_vm_readonly_metatable). */
+void vm_builtins_base(lua_State *L);
 /* The global tostring and string.sub/upper/lower/reverse/char as plain C functions, whose
  * allocations may fail safely (LuaJIT's fast functions crash the host when one fails). */
 void vm_builtins_alloc_safe(lua_State *L);

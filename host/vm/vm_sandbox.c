@@ -2,8 +2,8 @@
  * allow-lists of base, string, table, math, bit and coroutine, the lazily opened libraries,
  * and the sandbox's own load/loadstring, print, collectgarbage and guarded xpcall.
  * vm.c calls vm_sandbox_open once per state; the pattern functions are vm_pattern.c's, the
- * coroutine pass-through vm_coroutine.c's, table.insert/remove/sort and (with a memory
- * limit) tostring and the allocating string functions vm_builtins.c's. */
+ * coroutine pass-through vm_coroutine.c's, rawset, table.insert/remove/sort and (with a
+ * memory limit) tostring and the allocating string functions vm_builtins.c's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -444,6 +444,7 @@ void vm_sandbox_open(lua_State *L, int limited)
     call_open(L, luaopen_base);
     call_open(L, luaopen_string);
     sandbox_base(L);
+    vm_builtins_base(L);
     sandbox_xpcall(L);
     lua_pushcfunction(L, sb_load);
     lua_pushvalue(L, -1);

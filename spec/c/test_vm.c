@@ -1153,6 +1153,52 @@ static void kill_stops_builtin_loops(void **state)
     }
 }
 
+static int t_refuse(lua_State *L)
+{
+    return luaL_error(L, "read-only (%s)", lua_tostring(L, 2));
+}
+
+/* A proxy marked by sw_vm_readonly_metatable cannot be written, even raw. */
+static void readonly_proxies_refuse_raw_writes(void **state)
+{
+    sw_vm *vm = vm_with("local r = {}\n"
+                        "r[1] = select(2, pcall(rawset, mod, 'x', 1))\n"
+                        "r[2] = select(2, pcall(rawset, mod, 'f', 2))\n"
+                        "r[3] = select(2, pcall(table.insert, mod, 'v'))\n"
+                        "r[4] = select(2, pcall(function() mod.f = 3 end))\n"
+                        "r[5] = mod.f\n"
+                        "r[6] = tostring(rawget(mod, 'f'))\n"
+                        "r[7] = tostring(next(mod))\n"
+                        "local plain = setmetatable({}, {__newindex = error})\n"
+                        "rawset(plain, 'k', 'ok') table.insert(plain, 'ok')\n"
+                        "r[8] = plain.k .. plain[1]\n"
+                        "return table.concat(r, '|')",
+                        NULL);
+    lua_State *L = sw_vm_lua(vm);
+    run_result r;
+    (void)state;
+    lua_createtable(L, 0, 1); /* the module */
+    lua_pushinteger(L, 1);
+    lua_setfield(L, -2, "f");
+    lua_newtable(L); /* the proxy */
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, t_refuse);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    sw_vm_readonly_metatable(L, -1);
+    lua_setmetatable(L, -2);
+    lua_setglobal(L, "mod");
+    lua_pop(L, 1);
+    r = drive(vm);
+    assert_int_equal(r.st, SW_VM_DONE);
+    assert_string_equal(lua_tostring(sw_vm_thread(vm), -1),
+                        "read-only (x)|read-only (f)|read-only (1)|t:5: read-only (f)|1|nil|nil|okok");
+    sw_vm_free(vm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1202,6 +1248,7 @@ int main(void)
         cmocka_unit_test(builtins_agree_with_luajit),
         cmocka_unit_test(insert_and_remove_check_positions),
         cmocka_unit_test(kill_stops_builtin_loops),
+        cmocka_unit_test(readonly_proxies_refuse_raw_writes),
     };
     alarm(300); /* a kill that never lands must fail the run, not hang it */
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 -- Hardening of the sandbox's builtins, end to end on spec/apps/runtime/builtins: out of
--- memory inside a builtin, and builtins whose loop the caller sizes.
+-- memory inside a builtin, builtins whose loop the caller sizes, and read-only host modules
+-- against rawset.
 local rt = require("spec.lua.runtime_helper")
 
 local APP = "builtins"
@@ -53,5 +54,22 @@ describe("builtins", function()
       "concat\ttrue\tmemory limit exceeded",
       "format\ttrue\tmemory limit exceeded",
     }, "\n") .. "\n", case("memory", 30))
+  end)
+
+  it("host modules refuse rawset and table.insert; pairs sees an empty proxy", function()
+    local field = "false\tattempt to modify a read-only host module (field '%s')"
+    assert.are.equal(table.concat({
+      "rawset\t" .. field:format("x"),
+      "rawset existing\t" .. field:format("send"),
+      "rawset nil\t" .. field:format("now"),
+      "rawset nested\t" .. field:format("EXIT"),
+      "insert\t" .. field:format("1"),
+      "insert at\t" .. field:format("1"),
+      "remove\ttrue\tnil",
+      "sort\ttrue\tnil",
+      "unchanged\ttrue\tnil\tnil\texit",
+      "pairs\t0\tnil\t0\tnil",
+      "plain\t1\tv",
+    }, "\n") .. "\n", case("readonly"))
   end)
 end)

@@ -57,6 +57,28 @@ function cases.memory()
   end
 end
 
+-- Host modules are read-only, rawset and table.insert included.
+function cases.readonly()
+  local send = process.send
+  print("rawset", try(rawset, process, "x", 1))
+  print("rawset existing", try(rawset, process, "send", print))
+  print("rawset nil", try(rawset, time, "now", nil))
+  print("rawset nested", try(rawset, process.event, "EXIT", "x"))
+  print("insert", try(table.insert, process, "x"))
+  print("insert at", try(table.insert, json, 1, "x"))
+  print("remove", try(table.remove, process))
+  print("sort", try(table.sort, process))
+  print("unchanged", process.send == send, rawget(process, "x"), process.x, process.event.EXIT)
+  local n = 0
+  for _ in pairs(process) do n = n + 1 end
+  print("pairs", n, next(process), #process, rawget(process, "send"))
+  -- other tables with a metatable are not affected
+  local plain = setmetatable({}, { __newindex = function() error("refused") end })
+  rawset(plain, "k", 1)
+  table.insert(plain, "v")
+  print("plain", plain.k, plain[1])
+end
+
 return function(name, ...)
   local f = cases[name]
   if not f then error("no case " .. tostring(name)) end
