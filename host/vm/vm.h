@@ -35,7 +35,10 @@
  *   __tostring runs as a C callback (killable, not preemptible, cannot block).
  * - coroutine.resume/wrap pass preemption and sw_vm_block through user coroutines;
  *   coroutine.running() is nil in a root coroutine (main or a task): process code never
- *   holds a coroutine the scheduler resumes. Resume nesting is limited to 200 levels.
+ *   holds a coroutine the scheduler resumes. A user coroutine suspended in a host call
+ *   (or preempted) inside a task waits for that task's resumer: resuming it from anywhere
+ *   else returns false, "cannot resume a coroutine blocked in a host call". Resume nesting
+ *   is limited to 200 levels.
  * - C callbacks that recurse (a gsub callback calling gsub, a __tostring that prints, a sort
  *   comparator that sorts) stop with "C stack overflow" after 1 MB of C stack (raw LuaJIT
  *   segfaults): worker threads need a C stack of at least 2 MB (glibc's default is 8 MB). */

@@ -1199,6 +1199,76 @@ static void readonly_proxies_refuse_raw_writes(void **state)
     sw_vm_free(vm);
 }
 
+/* Runs code as a new task of vm (a coroutine of its main state). */
+static sw_vm_status run_task(sw_vm *vm, lua_State **co, const char *code)
+{
+    lua_State *L = sw_vm_lua(vm);
+    char err[256];
+    *co = lua_newthread(L);
+    luaL_ref(L, LUA_REGISTRYINDEX);
+    if (sw_vm_load(vm, "=task", code, strlen(code), err, sizeof err) != 0)
+        fail_msg("load: %s", err);
+    lua_xmove(L, *co, 1);
+    sw_vm_status st = sw_vm_run(vm, *co, 0);
+    if (st == SW_VM_FAILED)
+        fail_msg("task failed: %s", sw_vm_error(vm));
+    return st;
+}
+
+/* The values on co's stack as one string, booleans spelled out. */
+static void stack_text(lua_State *co, char *buf, size_t size)
+{
+    int i;
+    buf[0] = '\0';
+    for (i = 1; i <= lua_gettop(co); i++) {
+        const char *v = lua_isboolean(co, i) ? (lua_toboolean(co, i) ? "true" : "false")
+                                             : lua_tostring(co, i);
+        strncat(buf, v ? v : "?", size - strlen(buf) - 1);
+        strncat(buf, "|", size - strlen(buf) - 1);
+    }
+}
+
+/* A user coroutine blocked in a host call (inside task a) waits for the scheduler: another
+ * task resuming it gets an error instead of forging the call's results; nested too. */
+static void blocked_coroutine_only_resumed_by_the_scheduler(void **state)
+{
+    sw_vm *vm = sw_vm_new(NULL, &owner_token);
+    const char *refused = "false|cannot resume a coroutine blocked in a host call|";
+    char expected[256], got[256];
+    lua_State *a, *b, *c;
+    (void)state;
+    lua_register(sw_vm_lua(vm), "recv", t_recv);
+    assert_int_equal(run_task(vm, &a, "victim = coroutine.create(function() return recv() end)\n"
+                                      "outer = coroutine.wrap(function()\n"
+                                      "  inner = coroutine.create(function() return recv() end)\n"
+                                      "  return coroutine.resume(inner) end)\n"
+                                      "local x, y = coroutine.resume(victim)\n"
+                                      "local p, q = outer()\n"
+                                      "return x, y, p, q"),
+                     SW_VM_BLOCKED);
+    assert_int_equal(run_task(vm, &b, "local a, b = coroutine.resume(victim, 'forged')\n"
+                                      "return a, b, coroutine.status(victim)"),
+                     SW_VM_DONE);
+    stack_text(b, got, sizeof got);
+    snprintf(expected, sizeof expected, "%ssuspended|", refused);
+    assert_string_equal(got, expected);
+    lua_pushinteger(a, 7); /* the scheduler's answer to the first recv */
+    assert_int_equal(sw_vm_run(vm, a, 1), SW_VM_BLOCKED); /* now in inner, inside outer */
+    assert_int_equal(run_task(vm, &c, "local c, d = coroutine.resume(inner, 'forged')\n"
+                                      "local e, f = pcall(outer, 'forged')\n"
+                                      "return c, d, e, f"),
+                     SW_VM_DONE);
+    stack_text(c, got, sizeof got);
+    snprintf(expected, sizeof expected, "%s%s", refused, refused);
+    assert_string_equal(got, expected);
+    lua_pushinteger(a, 8); /* the answer to the second */
+    assert_int_equal(sw_vm_run(vm, a, 1), SW_VM_DONE);
+    assert_int_equal(lua_gettop(a), 4);
+    assert_true(lua_toboolean(a, 1) && lua_tointeger(a, 2) == 7);
+    assert_true(lua_toboolean(a, 3) && lua_tointeger(a, 4) == 8);
+    sw_vm_free(vm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1249,6 +1319,7 @@ int main(void)
         cmocka_unit_test(insert_and_remove_check_positions),
         cmocka_unit_test(kill_stops_builtin_loops),
         cmocka_unit_test(readonly_proxies_refuse_raw_writes),
+        cmocka_unit_test(blocked_coroutine_only_resumed_by_the_scheduler),
     };
     alarm(300); /* a kill that never lands must fail the run, not hang it */
     return cmocka_run_group_tests(tests, NULL, NULL);

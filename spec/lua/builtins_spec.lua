@@ -1,6 +1,6 @@
 -- Hardening of the sandbox's builtins, end to end on spec/apps/runtime/builtins: out of
--- memory inside a builtin, builtins whose loop the caller sizes, and read-only host modules
--- against rawset.
+-- memory inside a builtin, builtins whose loop the caller sizes, read-only host modules
+-- against rawset, and coroutines blocked in a host call.
 local rt = require("spec.lua.runtime_helper")
 
 local APP = "builtins"
@@ -71,5 +71,19 @@ describe("builtins", function()
       "pairs\t0\tnil\t0\tnil",
       "plain\t1\tv",
     }, "\n") .. "\n", case("readonly"))
+  end)
+
+  it("a coroutine blocked in a host call cannot be resumed by another task", function()
+    local refused = "false\tcannot resume a coroutine blocked in a host call"
+    assert.are.equal(table.concat({
+      "resume sleeping\t" .. refused,
+      "status\tsuspended",
+      "resume nested\t" .. refused,
+      "wrap receiving\t" .. refused,
+      "sleep\ttrue slept nil nil",
+      "nested\ttrue true inner slept nil",
+      "receive\treal message nil nil",
+      "after\tdead\tdead",
+    }, "\n") .. "\n", case("blocked"))
   end)
 end)

@@ -79,6 +79,48 @@ function cases.readonly()
   print("plain", plain.k, plain[1])
 end
 
+-- A coroutine blocked in a host call can only be resumed by the scheduler: another task
+-- resuming it gets false and an error instead of forging the call's results.
+function cases.blocked()
+  local done = channel.new(3)
+  local victim, inner, waiter
+  coroutine.spawn(function()
+    victim = coroutine.create(function()
+      time.sleep("100ms")
+      return "slept"
+    end)
+    done:send({ "sleep", coroutine.resume(victim) })
+  end)
+  coroutine.spawn(function()
+    local outer = coroutine.create(function()
+      inner = coroutine.create(function() return time.sleep("100ms") or "inner slept" end)
+      return coroutine.resume(inner)
+    end)
+    done:send({ "nested", coroutine.resume(outer) })
+    waiter = outer
+  end)
+  local w = coroutine.wrap(function()
+    local m = process.inbox():receive()
+    return m:topic(), m:data()
+  end)
+  coroutine.spawn(function() done:send({ "receive", w() }) end)
+  time.sleep("20ms") -- the three tasks are blocked now
+  print("resume sleeping", coroutine.resume(victim, "forged"))
+  print("status", coroutine.status(victim))
+  print("resume nested", coroutine.resume(inner, "forged"))
+  print("wrap receiving", try(w, "forged"))
+  process.send(process.pid(), "real", "message")
+  local got = {}
+  for _ = 1, 3 do
+    local v = done:receive()
+    got[v[1]] = table.concat({ tostring(v[2]), tostring(v[3]), tostring(v[4]), tostring(v[5]) }, " ")
+  end
+  print("sleep", got.sleep)
+  print("nested", got.nested)
+  print("receive", got.receive)
+  print("after", coroutine.status(victim), waiter ~= nil and coroutine.status(waiter))
+end
+
 return function(name, ...)
   local f = cases[name]
   if not f then error("no case " .. tostring(name)) end
