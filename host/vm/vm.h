@@ -25,7 +25,7 @@
  *   work budget (1M steps + 64 per subject byte, then "pattern too complex"; gsub also
  *   spends one step per 16 bytes of output) and the kill flag polled inside; plain find is
  *   linear (memmem).
- * - builtins with a loop the caller sizes are bounded:
+ * - builtins with a loop the caller sizes are bounded (docs/sandbox-builtins.md):
  *   table.insert/remove raise "position out of bounds" outside 1..#t+1 (Lua 5.3); long
  *   moves in insert and table.sort poll the kill flag; rawset and table.insert on a
  *   read-only proxy (sw_vm_readonly_metatable) raise like a plain assignment.

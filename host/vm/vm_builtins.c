@@ -1,4 +1,5 @@
-/* The sandbox's own versions of a few LuaJIT builtins (vm_sandbox.c installs them):
+/* The sandbox's own versions of a few LuaJIT builtins (vm_sandbox.c installs them; the
+ * audit of every builtin's loops is docs/sandbox-builtins.md):
  * - tostring and string.sub/upper/lower/reverse/char as plain C functions, in processes with
  *   a memory limit: LuaJIT's are fast functions that call into C without setting L->top,
  *   so an allocation failing inside one wrote "not enough memory" over a live stack slot and
@@ -44,7 +45,8 @@ static inline void poll_kill(lua_State *L, uint32_t *n)
  * as the process's largest (sub, upper) and the string table's doubling. Only processes
  * with limits.memory get these: without a limit an allocation fails only when malloc does,
  * and a process can exhaust the host's memory anyway. They cost a C call and API calls:
- * tostring(i) ~8%, s:sub(i, i) ~40% more than the fast paths. */
+ * tostring(i) ~8%, s:sub(i, i) ~40% more than the fast paths (docs/sandbox-builtins.md has
+ * the figures). */
 
 /* tostring: numbers and strings here (lj_strfmt_number, as LuaJIT's fast path); anything
  * else through LuaJIT's own tostring (upvalue 1), called with the same arguments: its

@@ -1,6 +1,6 @@
--- Hardening of the sandbox's builtins, end to end on spec/apps/runtime/builtins: out of
--- memory inside a builtin, builtins whose loop the caller sizes, read-only host modules
--- against rawset, and coroutines blocked in a host call.
+-- Hardening of the sandbox's builtins, end to end on spec/apps/runtime/builtins (the audit is
+-- docs/sandbox-builtins.md): out of memory inside a builtin, builtins whose loop the caller
+-- sizes, read-only host modules against rawset, and coroutines blocked in a host call.
 local rt = require("spec.lua.runtime_helper")
 
 local APP = "builtins"

@@ -8,8 +8,8 @@ local function try(f, ...)
   return unpack(r, 1, math.max(2, select("#", unpack(r))))
 end
 
--- Builtins whose loop the caller sizes: each ends at once, with LuaJIT's result or an error.
--- Run in a process without a memory limit.
+-- Builtins whose loop the caller sizes: each ends at once, with LuaJIT's result or an error
+-- (docs/sandbox-builtins.md has the whole audit). Run in a process without a memory limit.
 function cases.bounds()
   local t0 = time.now()
   print("insert 2^40", try(table.insert, {}, 2 ^ 40, 1))
