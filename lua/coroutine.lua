@@ -3,13 +3,14 @@
 -- continue. step(co, ...) resumes co and returns first why it stopped (0: co itself yielded,
 -- returned or failed; then ok and its values, as coroutine.resume). Any other reason is a host
 -- yield inside co (a preemption or a blocking host call): settle then yields outward with it
--- (pass), and steps back into co with what the scheduler resumed the process with.
+-- (pass), and steps back into co with what the scheduler resumed the process with (back:
+-- until then co is marked, and step refuses it to any other resumer).
 -- Compiled stripped: errors are raised at the caller's level, so no position is lost.
-local step, pass, create, type, error = ...
+local step, pass, back, create, type, error = ...
 
 local function settle(co, why, ...)
   if why == 0 then return ... end
-  return settle(co, step(co, pass(why, ...)))
+  return settle(co, back(co, pass(why, ...)))
 end
 
 local function resume(co, ...)

@@ -24,11 +24,23 @@
  *   to load a binary chunk ..."); collectgarbage accepts only "count"; getmetatable("") is
  *   false; print writes each line with one write(2).
  * - string.find/match/gmatch/gsub: Lua 5.1 patterns, same results as LuaJIT's, but with a
- *   work budget (1M steps + 64 per subject byte, then "pattern too complex") and the kill
- *   flag polled inside; plain find is linear (memmem).
+ *   work budget (1M steps + 64 per subject byte, then "pattern too complex"; gsub also
+ *   spends one step per 16 bytes of output) and the kill flag polled inside; plain find is
+ *   linear (memmem).
+ * - builtins with a loop the caller sizes are bounded (docs/sandbox-builtins.md):
+ *   table.insert/remove raise "position out of bounds" outside 1..#t+1 (Lua 5.3); long
+ *   moves in insert and table.sort poll the kill flag; rawset and table.insert on a
+ *   read-only proxy (sw_vm_readonly_metatable) raise like a plain assignment.
+ * - in a process with a memory limit, tostring and string.sub/upper/lower/reverse/char are
+ *   plain C functions with LuaJIT's results: LuaJIT's fast functions crash the host when an
+ *   allocation fails inside them. There tostring(tostring) shows "function: 0x...", and a
+ *   __tostring runs as a C callback (killable, not preemptible, cannot block).
  * - coroutine.resume/wrap pass preemption and sw_vm_block through user coroutines;
  *   coroutine.running() is nil in a root coroutine (main or a task): process code never
- *   holds a coroutine the scheduler resumes. Resume nesting is limited to 200 levels.
+ *   holds a coroutine the scheduler resumes. A user coroutine suspended in a host call
+ *   (or preempted) inside a task waits for that task's resumer: resuming it from anywhere
+ *   else returns false, "cannot resume a coroutine blocked in a host call". Resume nesting
+ *   is limited to 200 levels.
  * - C callbacks that recurse (a gsub callback calling gsub, a __tostring that prints, a sort
  *   comparator that sorts) stop with "C stack overflow" after 1 MB of C stack (raw LuaJIT
  *   segfaults): worker threads need a C stack of at least 2 MB (glibc's default is 8 MB). */
@@ -232,6 +244,15 @@ sw_vm_status sw_vm_run(sw_vm *vm, lua_State *co, int nargs);
 /* Ends the process for good (no further runs; no memory limit or hook) so the host may read
  * results and build its exit report without tripping either. Idempotent. */
 void sw_vm_finish(sw_vm *vm);
+
+/* Host modules are read-only proxies: an empty table whose metatable has __index (the
+ * module), a __newindex that raises, and __metatable = false. Marks the metatable at idx as
+ * a proxy's, so that process code's rawset and table.insert on such a table assign through
+ * __newindex (and raise) instead of writing raw: nothing can add a field to the proxy.
+ * Reads cost what they cost before (one miss in the empty proxy, then __index). pairs, next
+ * and rawget see the empty proxy: process code reads module fields by name.
+ * Raises when out of memory. Thread: the vm's. */
+void sw_vm_readonly_metatable(lua_State *L, int idx);
 
 /* Compiles Lua source text (never a binary chunk) to bytecode in a scratch state, for the
  * host's code cache. *out is malloc'd. 0, or -1 with a message in err. Thread: any. */

@@ -1,6 +1,6 @@
 /* Host yields (preemption, sw_vm_block) pass through user coroutines: the sandbox's
  * coroutine.resume and coroutine.wrap are Lua wrappers (lua/coroutine.lua, shipped as
- * bytecode) around two C functions here, step and pass; coroutine.running hides root
+ * bytecode) around three C functions here, step, pass and back; coroutine.running hides root
  * coroutines. vm_sandbox.c opens the library lazily and allow-lists it first. */
 #include "vm_internal.h"
 
@@ -8,13 +8,26 @@
 
 #define MAX_NESTING 200 /* coroutine.resume depth (C stack), as LUAI_MAXCCALLS */
 
+/* A user coroutine suspended by a host yield (a blocking host call or a preemption inside
+ * it, passed outward) waits for what the scheduler resumes the process with: only `back`
+ * may resume it. Otherwise another task holding a reference to it (a shared upvalue) could
+ * resume it with forged results of time.sleep or inbox:receive while its own task stays
+ * blocked. The mark is this light userdata, left on the suspended coroutine's stack (which
+ * nothing else touches while it is suspended): free to test, and gone with the coroutine. */
+static const char host_mark = 0;
+
+static int host_suspended(lua_State *co)
+{
+    return lua_gettop(co) > 0 && lua_touserdata(co, -1) == (void *)&host_mark;
+}
+
 /* Why a coroutine cannot be resumed, with LuaJIT's own messages, or NULL. */
 static const char *resume_refusal(lua_State *L, lua_State *co)
 {
     lua_Debug ar;
     int st = lua_status(co);
     if (st == LUA_YIELD)
-        return NULL;
+        return host_suspended(co) ? "cannot resume a coroutine blocked in a host call" : NULL;
     if (st != 0)
         return "cannot resume dead coroutine";
     if (co == L || lua_getstack(co, 0, &ar))
@@ -32,15 +45,19 @@ static int step_refused(lua_State *L, const char *msg)
 
 /* step(co, ...) -> why, ...: resumes co like coroutine.resume and returns why it stopped
  * first, read in C right after lua_resume. WHY_USER: then ok, values as coroutine.resume.
- * Otherwise the values a host yield handed over (none for a preemption). */
-static int co_step(lua_State *L)
+ * Otherwise the values a host yield handed over (none for a preemption), and co is marked
+ * as waiting for the scheduler. back: the scheduler's values for a marked co (unmarked). */
+static int step(lua_State *L, int back)
 {
     sw_vm *vm = sw_vm_of(L);
     lua_State *co = lua_tothread(L, 1);
     int nargs = lua_gettop(L) - 1, rc, why, n, room;
-    const char *refusal = co ? resume_refusal(L, co) : "coroutine expected";
+    const char *refusal;
     size_t lim;
     vm_cstack_check(L);
+    if (back && co && host_suspended(co))
+        lua_pop(co, 1);
+    refusal = co ? resume_refusal(L, co) : "coroutine expected";
     if (refusal)
         return step_refused(L, refusal);
     if (vm->nesting >= MAX_NESTING)
@@ -73,8 +90,17 @@ static int co_step(lua_State *L)
     if (why == WHY_USER)
         lua_pushboolean(L, 1);
     lua_xmove(co, L, n);
+    if (rc == LUA_YIELD && why != WHY_USER) {
+        lim = vm_limit_lift(vm); /* co is suspended: growing its stack may not raise */
+        if (lua_checkstack(co, 1))
+            lua_pushlightuserdata(co, (void *)&host_mark);
+        vm_limit_restore(vm, lim);
+    }
     return n + 1 + (why == WHY_USER);
 }
+
+static int co_step(lua_State *L) { return step(L, 0); }
+static int co_back(lua_State *L) { return step(L, 1); }
 
 /* pass(why, ...): yields the current coroutine outward with the same meaning as the inner
  * host yield; its results (what the scheduler resumes with) go back into the inner one.
@@ -115,10 +141,11 @@ void vm_coroutine_bind(lua_State *L, int t)
     vm_load_shipped(L, "coroutine", "=[coroutine]");
     lua_pushcfunction(L, co_step);
     lua_pushcfunction(L, co_pass);
+    lua_pushcfunction(L, co_back);
     lua_getfield(L, t, "create");
     lua_getglobal(L, "type");
     lua_getglobal(L, "error");
-    lua_call(L, 5, 2);
+    lua_call(L, 6, 2);
     lua_setfield(L, t, "wrap");
     lua_setfield(L, t, "resume");
     lua_pushcfunction(L, co_running);

@@ -1,7 +1,8 @@
 /* What the files of the vm wing share, and nothing else includes: the process state itself
  * (struct sw_vm) and the calls between vm.c (the state: allocator, limit, run, outcome),
  * vm_hook.c (preemption, kill, collection, C stack), vm_sandbox.c (the globals process code
- * sees), vm_coroutine.c (host yields through user coroutines) and vm_chunk.c (code in).
+ * sees), vm_builtins.c (its own versions of some builtins), vm_coroutine.c (host yields
+ * through user coroutines) and vm_chunk.c (code in).
  * Everything here runs on the vm's thread unless it says otherwise. */
 #ifndef STEWARD_VM_INTERNAL_H
 #define STEWARD_VM_INTERNAL_H
@@ -25,6 +26,7 @@ struct sw_vm {
     size_t gc_at;  /* with a limit: past this many bytes, ask the hook for a full collection */
     int gc_wanted; /* the allocator asked; the hook collects at the next instruction */
     int reductions, jit;
+    int limited;   /* created with a memory limit (the sandbox differs: vm_builtins.c) */
     int phase, why, oom, nesting;
     uintptr_t cstack_base; /* address near the bottom of the running slice's C stack */
     sw_vm_status final, last; /* final: once over; last: the latest resumable status */
@@ -80,10 +82,21 @@ int vm_run_slice(sw_vm *vm, int nargs);
 
 /* Builds the process's globals on the fresh main state L (under lua_cpcall: raises when out
  * of memory): allow-listed base and string, the guarded xpcall, load, print, collectgarbage,
- * and the lazy globals. */
-void vm_sandbox_open(lua_State *L);
+ * rawset, and the lazy globals. limited: the process has a memory limit, so tostring and the
+ * allocating string fast functions are replaced (vm_builtins_alloc_safe). */
+void vm_sandbox_open(lua_State *L, int limited);
 /* For a JIT process: opens the jit library (CPU detection, JIT on), then hides it. */
 void vm_sandbox_jit(lua_State *L);
+
+/* ---- vm_builtins.c ---- */
+
+/* The global rawset, which refuses read-only proxies (sw_vm_readonly_metatable). */
+void vm_builtins_base(lua_State *L);
+/* The global tostring and string.sub/upper/lower/reverse/char as plain C functions, whose
+ * allocations may fail safely (LuaJIT's fast functions crash the host when one fails). */
+void vm_builtins_alloc_safe(lua_State *L);
+/* table.insert, remove and sort (bounds checks, kill polling) into the table at index t. */
+void vm_builtins_table(lua_State *L, int t);
 
 /* ---- vm_coroutine.c ---- */
 

@@ -18,11 +18,15 @@
  * pattern (("a?"):rep(30) .. ("a"):rep(30)) would hold the thread for minutes. Every step
  * (an entry into match, a character tried by an expansion) costs one unit; a call may spend
  * PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * #subject units, then raises "pattern too complex".
- * It also polls the kill flag, so a kill lands inside a long match. Plain find uses memmem
+ * gsub's replacements spend from it too (a unit per PM_OUTPUT_PER_STEP bytes): a large
+ * replacement repeated at every position could otherwise copy for seconds without a check
+ * (its output is at most ~16 MB + 1 KB per subject byte). It also polls the kill flag, so a
+ * kill lands inside a long match. Plain find uses memmem
  * (linear; LuaJIT's memchr+memcmp loop is quadratic on "aaa...ab" needles). */
 
 #define PM_BUDGET_BASE ((int64_t)1 << 20)
 #define PM_BUDGET_PER_BYTE 64
+#define PM_OUTPUT_PER_STEP 16 /* gsub: replacement bytes that cost one step */
 #define PM_POLL_MASK 1023
 #define PM_MAX_DEPTH 200 /* recursion, as LuaJIT: beyond it "pattern too complex" */
 #define PM_CAP_UNFINISHED (-1)
@@ -473,27 +477,35 @@ int sw_pattern_gmatch(lua_State *L)
     return 1;
 }
 
-static void gsub_add_string(pm_state *ms, luaL_Buffer *b, const char *s, const char *e)
+/* Returns the bytes added. */
+static size_t gsub_add_string(pm_state *ms, luaL_Buffer *b, const char *s, const char *e)
 {
-    size_t l, i;
+    size_t l, i, added = 0;
     const char *r = lua_tolstring(ms->L, 3, &l);
     for (i = 0; i < l; i++) {
         if (r[i] != '%') {
             luaL_addchar(b, r[i]);
+            added++;
         } else if (++i, r[i] < '0' || r[i] > '9') {
             luaL_addchar(b, r[i]); /* "%x" is x (a trailing '%' adds the '\0' after it) */
+            added++;
         } else if (r[i] == '0') {
             luaL_addlstring(b, s, (size_t)(e - s));
+            added += (size_t)(e - s);
         } else {
             pm_push_capture(ms, r[i] - '1', s, e);
+            added += lua_objlen(ms->L, -1);
             luaL_addvalue(b);
         }
     }
+    return added;
 }
 
-static void gsub_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const char *e)
+/* Adds the replacement of one match; returns the bytes added. */
+static size_t gsub_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const char *e)
 {
     lua_State *L = ms->L;
+    size_t added;
     switch (lua_type(L, 3)) {
     case LUA_TFUNCTION:
         lua_pushvalue(L, 3);
@@ -504,8 +516,7 @@ static void gsub_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const ch
         lua_gettable(L, 3);
         break;
     default:
-        gsub_add_string(ms, b, s, e);
-        return;
+        return gsub_add_string(ms, b, s, e);
     }
     if (!lua_toboolean(L, -1)) { /* nil or false: keep the original text */
         lua_pop(L, 1);
@@ -513,7 +524,9 @@ static void gsub_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const ch
     } else if (!lua_isstring(L, -1)) {
         luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
     }
+    added = lua_objlen(L, -1);
     luaL_addvalue(b);
+    return added;
 }
 
 int sw_pattern_gsub(lua_State *L)
@@ -535,8 +548,11 @@ int sw_pattern_gsub(lua_State *L)
         const char *e;
         ms.level = 0;
         if ((e = pm_match(&ms, src, p))) {
+            size_t added;
             n++;
-            gsub_add_value(&ms, &b, src, e);
+            added = gsub_add_value(&ms, &b, src, e);
+            if (added >= PM_OUTPUT_PER_STEP)
+                pm_spend(&ms, (int64_t)(added / PM_OUTPUT_PER_STEP));
         }
         if (e && e > src)
             src = e;

@@ -2,7 +2,8 @@
  * allow-lists of base, string, table, math, bit and coroutine, the lazily opened libraries,
  * and the sandbox's own load/loadstring, print, collectgarbage and guarded xpcall.
  * vm.c calls vm_sandbox_open once per state; the pattern functions are vm_pattern.c's, the
- * coroutine pass-through vm_coroutine.c's. */
+ * coroutine pass-through vm_coroutine.c's, rawset, table.insert/remove/sort and (with a
+ * memory limit) tostring and the allocating string functions vm_builtins.c's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -331,23 +332,11 @@ static int open_lib(lua_State *L, lua_CFunction open, const char *const *allowed
     return 1;
 }
 
-/* table.sort with the C stack check (its comparator may sort again). */
-static int sb_sort(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    vm_cstack_check(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 0);
-    return 0;
-}
-
+/* table: insert, remove and sort are vm_builtins.c's. */
 static int open_table(lua_State *L)
 {
     open_lib(L, luaopen_table, table_allowed);
-    lua_getfield(L, -1, "sort");
-    lua_pushcclosure(L, sb_sort, 1);
-    lua_setfield(L, -2, "sort");
+    vm_builtins_table(L, lua_gettop(L));
     return 1;
 }
 static int open_math(lua_State *L) { return open_lib(L, luaopen_math, math_allowed); }
@@ -449,12 +438,13 @@ static void call_open(lua_State *L, lua_CFunction open)
     lua_call(L, 0, 0);
 }
 
-void vm_sandbox_open(lua_State *L)
+void vm_sandbox_open(lua_State *L, int limited)
 {
     call_once(&prepared, prepare);
     call_open(L, luaopen_base);
     call_open(L, luaopen_string);
     sandbox_base(L);
+    vm_builtins_base(L);
     sandbox_xpcall(L);
     lua_pushcfunction(L, sb_load);
     lua_pushvalue(L, -1);
@@ -465,6 +455,8 @@ void vm_sandbox_open(lua_State *L)
     lua_pushcfunction(L, sb_print);
     lua_setglobal(L, "print");
     sandbox_string(L);
+    if (limited)
+        vm_builtins_alloc_safe(L);
     sandbox_lazy(L);
 }
 

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 #include <lauxlib.h>
+#include <luajit.h>
 #include <lualib.h>
 
 #include "vm.h"
@@ -1019,6 +1020,256 @@ static void coroutines_agree_with_luajit(void **state)
                    "false|bad argument #1 to 'wrap' (function expected, got number)");
 }
 
+/* ---- the sandbox's own builtins (vm_builtins.c) ---------------------------------------- */
+
+static char *read_spec_file(const char *name)
+{
+    char path[512];
+    FILE *f;
+    long n;
+    char *text;
+    snprintf(path, sizeof path, "%s/c/%s", SPEC_DIR, name);
+    f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = malloc((size_t)n + 1);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void assert_same_text(const char *mine, const char *theirs, const char *what)
+{
+    if (strcmp(mine, theirs) != 0) {
+        size_t i = 0;
+        while (mine[i] == theirs[i])
+            i++;
+        while (i > 0 && mine[i - 1] != '\n')
+            i--;
+        fail_msg("%s, first difference:\nmine:   %.300s\nluajit: %.300s", what, mine + i, theirs + i);
+    }
+}
+
+/* tostring, string.sub/upper/lower/reverse/char (plain C in a process with a memory limit),
+ * rawset and table.insert/remove/sort give LuaJIT's results (spec/c/vm_builtins_cases.lua). */
+static void builtins_agree_with_luajit(void **state)
+{
+    char *code = read_spec_file("vm_builtins_cases.lua");
+    lua_State *L = luaL_newstate();
+    sw_vm_limits limited = {64u << 20, 0, 0};
+    char *mine;
+    const char *theirs;
+    (void)state;
+    luaL_openlibs(L);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    if (luaL_loadbuffer(L, code, strlen(code), "=t") || lua_pcall(L, 0, 1, 0))
+        fail_msg("reference: %s", lua_tostring(L, -1));
+    theirs = lua_tostring(L, -1);
+    assert_true(strlen(theirs) > 50000); /* the script really ran */
+    mine = results(code, &limited, NULL);
+    assert_same_text(mine, theirs, "with a memory limit");
+    free(mine);
+    mine = results(code, NULL, NULL);
+    assert_same_text(mine, theirs, "without a memory limit");
+    free(mine);
+    lua_close(L);
+    free(code);
+}
+
+/* Outside 1..#t+1, insert and remove raise (Lua 5.3) instead of looping over 2^31 slots. */
+static void insert_and_remove_check_positions(void **state)
+{
+    const char *oob = "false|bad argument #2 to '?' (position out of bounds)";
+    double t0 = now_s();
+    (void)state;
+    assert_results("return pcall(table.insert, {}, 2^40, 1)", NULL, oob);
+    assert_results("return pcall(table.insert, {1, 2}, 0, 1)", NULL, oob);
+    assert_results("return pcall(table.insert, {1, 2}, 4, 1)", NULL, oob);
+    assert_results("return pcall(table.remove, {}, -2^40)", NULL, oob);
+    assert_results("return pcall(table.remove, {1, 2}, 4)", NULL, oob);
+    assert_results("return pcall(table.remove, {1, 2}, 0/0)", NULL, oob);
+    assert_results("return pcall(table.remove, {1, 2}, '9')", NULL, oob);
+    assert_results("return pcall(function() table.insert({}, -1, 1) end)", NULL,
+                   "false|t:1: bad argument #2 to 'insert' (position out of bounds)");
+    assert_true(now_s() - t0 < 2);
+}
+
+/* kill_then(f, ...): requests this process's kill, then calls f(...) from C: no VM
+ * instruction (so no hook) runs before f ends, so only f's own polling can stop it. */
+static int t_kill_then(lua_State *L)
+{
+    sw_vm_kill(sw_vm_of(L));
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static lua_Integer global_at(sw_vm *vm, const char *name, int i)
+{
+    lua_State *L = sw_vm_lua(vm);
+    lua_Integer v;
+    lua_getglobal(L, name);
+    lua_rawgeti(L, -1, i);
+    v = lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return v;
+}
+
+/* A kill stops long moves in insert (over MOVES_UNPOLLED), remove (LuaJIT's bytecode) and
+ * sort (no Lua code runs in insert's or sort's loops). */
+static void kill_stops_builtin_loops(void **state)
+{
+    const char *setup = "local n = 200000\n"
+                        "t = {} for i = 1, n do t[i] = i end\n"
+                        "s = {} for i = 1, n do s[i] = (i * 7919) %% 100003 end\n";
+    const char *calls[] = {"kill_then(table.insert, t, 1, 0)", "kill_then(table.remove, t, 1)",
+                           "kill_then(table.sort, s)"};
+    int k;
+    (void)state;
+    for (k = 0; k < 3; k++) {
+        char code[512];
+        sw_vm *vm;
+        int i, sorted = 1;
+        snprintf(code, sizeof code, setup);
+        strcat(code, calls[k]);
+        vm = sw_vm_new(NULL, &owner_token);
+        lua_register(sw_vm_lua(vm), "kill_then", t_kill_then);
+        assert_int_equal(sw_vm_load(vm, "=t", code, strlen(code), NULL, 0), 0);
+        assert_int_equal(drive(vm).st, SW_VM_KILLED);
+        if (k == 0) { /* moving up from the end stopped early: t[2] never got t[1] */
+            assert_int_equal(global_at(vm, "t", 200001), 200000);
+            assert_int_equal(global_at(vm, "t", 2), 2);
+        } else if (k == 1) { /* moving down from 1 stopped early: the end is untouched */
+            assert_int_equal(global_at(vm, "t", 1), 2);
+            assert_int_equal(global_at(vm, "t", 199999), 199999);
+        } else {
+            for (i = 1; i < 200000 && sorted; i++)
+                sorted = global_at(vm, "s", i) <= global_at(vm, "s", i + 1);
+            assert_false(sorted);
+        }
+        sw_vm_free(vm);
+    }
+}
+
+static int t_refuse(lua_State *L)
+{
+    return luaL_error(L, "read-only (%s)", lua_tostring(L, 2));
+}
+
+/* A proxy marked by sw_vm_readonly_metatable cannot be written, even raw. */
+static void readonly_proxies_refuse_raw_writes(void **state)
+{
+    sw_vm *vm = vm_with("local r = {}\n"
+                        "r[1] = select(2, pcall(rawset, mod, 'x', 1))\n"
+                        "r[2] = select(2, pcall(rawset, mod, 'f', 2))\n"
+                        "r[3] = select(2, pcall(table.insert, mod, 'v'))\n"
+                        "r[4] = select(2, pcall(function() mod.f = 3 end))\n"
+                        "r[5] = mod.f\n"
+                        "r[6] = tostring(rawget(mod, 'f'))\n"
+                        "r[7] = tostring(next(mod))\n"
+                        "local plain = setmetatable({}, {__newindex = error})\n"
+                        "rawset(plain, 'k', 'ok') table.insert(plain, 'ok')\n"
+                        "r[8] = plain.k .. plain[1]\n"
+                        "return table.concat(r, '|')",
+                        NULL);
+    lua_State *L = sw_vm_lua(vm);
+    run_result r;
+    (void)state;
+    lua_createtable(L, 0, 1); /* the module */
+    lua_pushinteger(L, 1);
+    lua_setfield(L, -2, "f");
+    lua_newtable(L); /* the proxy */
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, t_refuse);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    sw_vm_readonly_metatable(L, -1);
+    lua_setmetatable(L, -2);
+    lua_setglobal(L, "mod");
+    lua_pop(L, 1);
+    r = drive(vm);
+    assert_int_equal(r.st, SW_VM_DONE);
+    assert_string_equal(lua_tostring(sw_vm_thread(vm), -1),
+                        "read-only (x)|read-only (f)|read-only (1)|t:5: read-only (f)|1|nil|nil|okok");
+    sw_vm_free(vm);
+}
+
+/* Runs code as a new task of vm (a coroutine of its main state). */
+static sw_vm_status run_task(sw_vm *vm, lua_State **co, const char *code)
+{
+    lua_State *L = sw_vm_lua(vm);
+    char err[256];
+    *co = lua_newthread(L);
+    luaL_ref(L, LUA_REGISTRYINDEX);
+    if (sw_vm_load(vm, "=task", code, strlen(code), err, sizeof err) != 0)
+        fail_msg("load: %s", err);
+    lua_xmove(L, *co, 1);
+    sw_vm_status st = sw_vm_run(vm, *co, 0);
+    if (st == SW_VM_FAILED)
+        fail_msg("task failed: %s", sw_vm_error(vm));
+    return st;
+}
+
+/* The values on co's stack as one string, booleans spelled out. */
+static void stack_text(lua_State *co, char *buf, size_t size)
+{
+    int i;
+    buf[0] = '\0';
+    for (i = 1; i <= lua_gettop(co); i++) {
+        const char *v = lua_isboolean(co, i) ? (lua_toboolean(co, i) ? "true" : "false")
+                                             : lua_tostring(co, i);
+        strncat(buf, v ? v : "?", size - strlen(buf) - 1);
+        strncat(buf, "|", size - strlen(buf) - 1);
+    }
+}
+
+/* A user coroutine blocked in a host call (inside task a) waits for the scheduler: another
+ * task resuming it gets an error instead of forging the call's results; nested too. */
+static void blocked_coroutine_only_resumed_by_the_scheduler(void **state)
+{
+    sw_vm *vm = sw_vm_new(NULL, &owner_token);
+    const char *refused = "false|cannot resume a coroutine blocked in a host call|";
+    char expected[256], got[256];
+    lua_State *a, *b, *c;
+    (void)state;
+    lua_register(sw_vm_lua(vm), "recv", t_recv);
+    assert_int_equal(run_task(vm, &a, "victim = coroutine.create(function() return recv() end)\n"
+                                      "outer = coroutine.wrap(function()\n"
+                                      "  inner = coroutine.create(function() return recv() end)\n"
+                                      "  return coroutine.resume(inner) end)\n"
+                                      "local x, y = coroutine.resume(victim)\n"
+                                      "local p, q = outer()\n"
+                                      "return x, y, p, q"),
+                     SW_VM_BLOCKED);
+    assert_int_equal(run_task(vm, &b, "local a, b = coroutine.resume(victim, 'forged')\n"
+                                      "return a, b, coroutine.status(victim)"),
+                     SW_VM_DONE);
+    stack_text(b, got, sizeof got);
+    snprintf(expected, sizeof expected, "%ssuspended|", refused);
+    assert_string_equal(got, expected);
+    lua_pushinteger(a, 7); /* the scheduler's answer to the first recv */
+    assert_int_equal(sw_vm_run(vm, a, 1), SW_VM_BLOCKED); /* now in inner, inside outer */
+    assert_int_equal(run_task(vm, &c, "local c, d = coroutine.resume(inner, 'forged')\n"
+                                      "local e, f = pcall(outer, 'forged')\n"
+                                      "return c, d, e, f"),
+                     SW_VM_DONE);
+    stack_text(c, got, sizeof got);
+    snprintf(expected, sizeof expected, "%s%s", refused, refused);
+    assert_string_equal(got, expected);
+    lua_pushinteger(a, 8); /* the answer to the second */
+    assert_int_equal(sw_vm_run(vm, a, 1), SW_VM_DONE);
+    assert_int_equal(lua_gettop(a), 4);
+    assert_true(lua_toboolean(a, 1) && lua_tointeger(a, 2) == 7);
+    assert_true(lua_toboolean(a, 3) && lua_tointeger(a, 4) == 8);
+    sw_vm_free(vm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1065,6 +1316,11 @@ int main(void)
         cmocka_unit_test(s14_catastrophic_pattern),
         cmocka_unit_test(matcher_agrees_with_luajit),
         cmocka_unit_test(coroutines_agree_with_luajit),
+        cmocka_unit_test(builtins_agree_with_luajit),
+        cmocka_unit_test(insert_and_remove_check_positions),
+        cmocka_unit_test(kill_stops_builtin_loops),
+        cmocka_unit_test(readonly_proxies_refuse_raw_writes),
+        cmocka_unit_test(blocked_coroutine_only_resumed_by_the_scheduler),
     };
     alarm(300); /* a kill that never lands must fail the run, not hang it */
     return cmocka_run_group_tests(tests, NULL, NULL);
