@@ -86,6 +86,8 @@ void sw_worker_enqueue(sw_worker *w, sw_proc *p)
     size_t queued = atomic_fetch_add(&w->queued, 1) + 1; /* seq_cst: see worker_main */
     pthread_mutex_unlock(&w->lock);
     if (w != current && atomic_load(&w->sleeping)) uv_async_send(&w->wake);
+    else if (w == current && atomic_load(&w->sleeping)) uv_stop(&w->loop); /* from a callback of its own
+        * uv_run(ONCE): a timer due on entry runs before the poll, which would then block */
     else if (queued > 1) wake_one_sleeper(w);
 }
 
