@@ -799,11 +799,63 @@ function net.listen(addr) end
 function net.connect(addr, opts) end
 
 -- ---------------------------------------------------------------------------------------
+-- http
+-- ---------------------------------------------------------------------------------------
+
+---A request for http.request; http.get and http.post take the same options but url, method
+---(and for post, body) come from their arguments.
+---@class steward.HttpRequest
+---@field url string http:// or https:// (anything else: nil, 'bad url "...": expected http:// or https://')
+---@field method? string an HTTP method token (default "GET"); "HEAD" reads no body
+---@field headers? table<string, string|number> request headers; values may not hold CR, LF or NUL
+---@field body? string sent as is (Content-Length set); no "Expect: 100-continue" unless given
+---@field timeout? steward.Duration the whole transfer (default "30s"); past it: nil, "timeout"
+---@field max_body? integer response body bytes (default 16 MB); past it: nil, "response too large"
+---@field follow_redirects? boolean follow 3xx Location (at most 5, http/https only; default false)
+
+---@class steward.HttpResponse
+---@field status integer the status code (a 404 or 500 is a response, not an error)
+---@field headers table<string, string> the final response's headers, names lower-cased; a repeated header's values joined with ", "
+---@field body string
+
+---Why a request failed: "timeout", "response too large", "response headers too large",
+---"too many requests (at most 64 per process)", "bad url ...", "permission denied:
+---http.request on <url>", or libcurl's text ("Couldn't connect to server", "Couldn't resolve
+---host name", "Unsupported protocol", ...).
+---@alias steward.HttpError string
+
+---An HTTP client (libcurl on the worker's loop). Each request blocks only its task and raises
+---"cannot block here: ..." where no task can wait; at most 64 are in flight per process, and
+---its process stays on its worker while any is. A request is removed when its task or process
+---ends, however it ends. Guarded as action http.request on the URL as given, checked before
+---anything happens (redirects followed with follow_redirects are not checked again).
+---@class steward.httplib
+http = {}
+
+---@param req steward.HttpRequest
+---@return steward.HttpResponse|nil response
+---@return steward.HttpError? err
+function http.request(req) end
+
+---@param url string
+---@param opts? steward.HttpRequest options (url and method ignored)
+---@return steward.HttpResponse|nil response
+---@return steward.HttpError? err
+function http.get(url, opts) end
+
+---@param url string
+---@param body? string
+---@param opts? steward.HttpRequest options (url, method and body ignored)
+---@return steward.HttpResponse|nil response
+---@return steward.HttpError? err
+function http.post(url, body, opts) end
+
+-- ---------------------------------------------------------------------------------------
 -- require
 -- ---------------------------------------------------------------------------------------
 
 ---Returns a host module (the global of that name: process, channel, time, logger, errors,
----json, registry, security, net, coroutine, string, table, math, bit) or one of the entry's
+---json, registry, security, net, http, coroutine, string, table, math, bit) or one of the entry's
 ---`imports` (a library.lua entry, run once per process; a library returning nothing loads as
 ---true). Raises "module '<name>' not found: no such host module or import", or
 ---"require: <error>" when a library fails to load.
@@ -818,6 +870,7 @@ function net.connect(addr, opts) end
 ---@overload fun(name: "registry"): steward.registrylib
 ---@overload fun(name: "security"): steward.securitylib
 ---@overload fun(name: "net"): steward.netlib
+---@overload fun(name: "http"): steward.httplib
 ---@overload fun(name: "coroutine"): coroutinelib
 ---@overload fun(name: "string"): stringlib
 ---@overload fun(name: "table"): tablelib

@@ -74,6 +74,7 @@ OPENER(registry, sw_open_registry)
 OPENER(security, sw_open_security)
 OPENER(net, sw_open_net)
 OPENER(funcs, sw_open_funcs)
+OPENER(http, sw_open_http)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -163,7 +164,7 @@ static int open_require(lua_State *L)
 const sw_vm_lib sw_api_libs[] = {
     {"process", open_process}, {"channel", open_channel}, {"time", open_time},
     {"logger", open_logger}, {"errors", open_errors}, {"json", open_json},
-    {"registry", open_registry}, {"security", open_security}, {"net", open_net}, {"funcs", open_funcs}, {"coroutine", open_coroutine}, {"require", open_require},
+    {"registry", open_registry}, {"security", open_security}, {"net", open_net}, {"funcs", open_funcs}, {"http", open_http}, {"coroutine", open_coroutine}, {"require", open_require},
     {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "channel.h"
+#include "http_client.h"
 #include "message.h"
 #include "net.h"
 #include "proc.h"
@@ -492,6 +493,7 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
         break;
     case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
     case SW_DLV_IO: sw_net_dispatch(p, L, d); break;
+    case SW_DLV_HTTP: sw_http_dispatch(p, L, d); break;
     }
     return false;
 }

@@ -46,6 +46,7 @@ typedef enum sw_delivery_type {
     SW_DLV_LINK,        /* from links to this process */
     SW_DLV_UNLINK,
     SW_DLV_IO,          /* ref = a socket's id (net.c): something happened on it; its waiting tasks look */
+    SW_DLV_HTTP,        /* ref = an HTTP transfer's id (http_client.c): it finished; its task resumes */
 } sw_delivery_type;
 
 /* One allocation holds the header, the topic and the encoded payload. */

@@ -11,6 +11,7 @@
 
 #include "channel.h"
 #include "mailbox.h"
+#include "http_client.h"
 #include "message.h"
 #include "net.h"
 #include "runtime.h"
@@ -191,6 +192,7 @@ static void free_process_state(sw_proc *p)
 {
     while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
     sw_net_proc_end(p); /* its sockets close, whatever ended it */
+    sw_http_proc_end(p); /* and its HTTP transfers go */
     pthread_mutex_lock(&p->lock);
     sw_vm *vm = p->vm;
     p->vm = NULL;

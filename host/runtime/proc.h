@@ -21,6 +21,7 @@
 typedef struct sw_runtime sw_runtime;
 typedef struct sw_task sw_task;
 typedef struct sw_net_owned sw_net_owned;
+typedef struct sw_http_owned sw_http_owned;
 
 typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 
@@ -77,7 +78,7 @@ struct sw_proc {
     bool waiting;                /* nothing to do until a delivery arrives */
     bool dead;
     sw_vm *vm;
-    /* Handles it owns on its worker's loop (sockets, net.c): while nonzero no other worker
+    /* Handles it owns on its worker's loop (sockets, net.c; HTTP transfers, http_client.c): while nonzero no other worker
      * steals it (worker.c), so they are only ever touched on that loop's thread. */
     atomic_uint pins;
 
@@ -117,6 +118,7 @@ struct sw_proc {
     void *cb_arg;
     char *service;
     sw_net_owned *net;           /* its sockets (net.c), closed as it ends; NULL: none yet */
+    sw_http_owned *http;         /* its HTTP transfers (http_client.c), removed as it ends */
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "http_client.h"
 #include "proc.h"
 #include "vm.h"
 
@@ -86,6 +87,8 @@ void sw_worker_enqueue(sw_worker *w, sw_proc *p)
     size_t queued = atomic_fetch_add(&w->queued, 1) + 1; /* seq_cst: see worker_main */
     pthread_mutex_unlock(&w->lock);
     if (w != current && atomic_load(&w->sleeping)) uv_async_send(&w->wake);
+    else if (w == current && atomic_load(&w->sleeping)) uv_stop(&w->loop); /* from a callback of its own
+        * uv_run(ONCE): a timer due on entry runs before the poll, which would then block */
     else if (queued > 1) wake_one_sleeper(w);
 }
 
@@ -262,6 +265,7 @@ void sw_workers_stop(sw_workers *ws)
         on_wake(&w->wake); /* run calls still pending (timer cancels free their memory) */
         sw_proc *p;
         while ((p = pop(w, false))) sw_proc_release(p);
+        sw_http_worker_stop(w); /* its transfers, polls and timer, before the loop's handles */
         uv_walk(&w->loop, close_handle, NULL);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);

@@ -13,6 +13,7 @@
 typedef struct sw_proc sw_proc;
 typedef struct sw_workers sw_workers;
 typedef struct sw_vm sw_vm;
+typedef struct sw_http_multi sw_http_multi;
 
 /* A slice longer than this is interrupted by the pool's watchdog (processes without an
  * explicit limits.reductions: no count hook, so no cost per instruction). */
@@ -47,6 +48,7 @@ typedef struct sw_worker {
     atomic_uint_fast64_t slice_seq;
     pthread_mutex_t slice_lock;
     uint64_t seen_seq, seen_at;  /* watchdog only: the slice number it saw, and when */
+    sw_http_multi *http;         /* HTTP transfers on this loop (http_client.c), made on first use */
     atomic_uint_fast64_t ticks;  /* watchdog checks so far: a busy worker polls its loop when it moves */
 } sw_worker;
 
