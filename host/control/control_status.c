@@ -39,6 +39,9 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
     rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(sw_svc_state_of(v))));
     rc |= sw_json_set(o, "pid", sw_json_str(v->pid ? pid : NULL));
     rc |= sw_json_set(o, "uptime", up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
+    /* its own process and those it spawned, at any depth (an ending run's tree included) */
+    long long tree = v->tree ? atomic_load_explicit(&v->tree->live, memory_order_relaxed) : 0;
+    rc |= sw_json_set(o, "processes", json_integer((json_int_t)((v->pid ? 1 : 0) + (tree > 0 ? tree : 0))));
     rc |= sw_json_set(o, "restarts", json_integer((json_int_t)v->restarts));
     rc |= sw_json_set(o, "attempt", json_integer((json_int_t)v->attempt + 1));
     rc |= sw_json_set(o, "next_retry", sw_json_str(v->next_attempt_at ? at : NULL));

@@ -104,6 +104,22 @@ size_t sw_pidtable_live(sw_pidtable *t)
     return n;
 }
 
+size_t sw_pidtable_grab_matching(sw_pidtable *t, bool (*match)(const sw_proc *p, void *arg), void *arg,
+                                 sw_proc **out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&t->lock);
+    for (size_t j = 0; j < t->cap && n < max; j++) {
+        sw_proc *p = t->slots[j].proc;
+        if (p && match(p, arg)) {
+            sw_proc_retain(p);
+            out[n++] = p;
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
 /* ---- names: small table, linear probing by string hash ----
  * Invariant: an owner's names_owned is the number of slots with that owner and a non-zero id
  * (live or not yet swept). Every slot that stops being owned goes through release(). */

@@ -5,6 +5,7 @@
 #define STEWARD_PIDTABLE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,10 @@ void sw_pidtable_remove(sw_pidtable *t, uint64_t id);
  * (sw_proc_release), or NULL. */
 sw_proc *sw_pidtable_grab(sw_pidtable *t, uint64_t id);
 size_t sw_pidtable_live(sw_pidtable *t);
+/* Grabs (with a reference each, to release) up to max live processes for which match(p, arg)
+ * is true, walking the table under its lock; match must not take locks. Returns how many. */
+size_t sw_pidtable_grab_matching(sw_pidtable *t, bool (*match)(const sw_proc *p, void *arg), void *arg,
+                                 sw_proc **out, size_t max);
 
 /* What register and unregister return. */
 enum {

@@ -183,7 +183,9 @@ static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
 /* Out of the counts admit() put it in (README "Limits"). */
 static void discount(sw_proc *p)
 {
-    if (p->svc_counted) atomic_fetch_sub_explicit(&p->svc->live, 1, memory_order_relaxed);
+    if (p->svc_counted && atomic_fetch_sub(&p->svc->live, 1) == 1 && atomic_load(&p->svc->ending) &&
+        !atomic_exchange(&p->svc->told, true))
+        p->svc->on_gone(p->svc->gone_arg); /* the last of an ending tree (runtime.h) */
     if (p->counted) atomic_fetch_sub_explicit(&p->rt->procs, 1, memory_order_relaxed);
     p->svc_counted = p->counted = false;
 }
@@ -534,14 +536,19 @@ static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
         return -1;
     }
     sw_svc_count *c = s->parent ? s->parent->svc : NULL;
+    if (c && atomic_load_explicit(&c->ending, memory_order_relaxed)) {
+        snprintf(err, errlen, "service is stopping");
+        return -1;
+    }
     if (c) {
         if (!sw_count_take(&c->live, atomic_load_explicit(&c->max, memory_order_relaxed))) {
             snprintf(err, errlen, "process limit reached");
             return -1;
         }
         p->svc_counted = true;
-    } else if (!s->parent && s->service) {
-        c = sw_svc_count_get(&rt->services, s->service, service_max(rt, p->ctx.registry, s->service));
+    } else if (!s->parent && (s->service || s->tree)) {
+        const char *id = s->service ? s->service : s->tree;
+        c = sw_svc_count_get(&rt->services, id, service_max(rt, p->ctx.registry, id));
     }
     p->svc = c;
     return 0;

@@ -58,6 +58,7 @@ typedef struct sw_spawn {
     sw_workers *pool;            /* NULL: the runtime's default host */
     sw_proc *parent;             /* the spawning process (process.spawn*), counted against its
                                     service's limit; NULL: the host (a service's own process) */
+    const char *tree;            /* no service: the id its process tree is counted under (run -x) */
 } sw_spawn;
 
 typedef struct pidvec {

@@ -103,6 +103,8 @@ static sw_svc_count *get_locked(sw_svc_counts *t, const char *service)
     }
     atomic_init(&c->live, 0);
     atomic_init(&c->max, 0);
+    atomic_init(&c->ending, false);
+    atomic_init(&c->told, false);
     *s = c;
     t->n++;
     return c;

@@ -42,12 +42,21 @@ void sw_limits_resolve(sw_limits *l);
  * that is lower: what the kernel's OOM killer measures against. */
 uint64_t sw_limits_ram(void);
 
-/* The processes of one service id, across its runs: those its processes spawned, at any
- * depth, that still hold a state. Lives as long as the runtime. */
+/* Called once, on any thread, when the last process of an ending tree is gone. */
+typedef void (*sw_tree_gone_fn)(void *arg);
+
+/* The processes of one service id: those its processes spawned, at any depth, that still hold
+ * a state — its process tree (docs/supervision.md "A service owns its processes"). A run starts
+ * only once the previous run's tree is gone, so at most one run's tree is counted here. Lives
+ * as long as the runtime. */
 typedef struct sw_svc_count {
     char *service;
     atomic_llong live;
     atomic_llong max;            /* from the service's entry at its latest start */
+    atomic_bool ending;          /* the run ended: spawns into the tree are refused */
+    atomic_bool told;            /* on_gone was called (or the owner saw the tree gone) */
+    sw_tree_gone_fn on_gone;     /* written before `ending` is set, read after it is seen */
+    void *gone_arg;
 } sw_svc_count;
 
 typedef struct sw_svc_counts {

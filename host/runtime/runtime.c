@@ -223,3 +223,52 @@ int sw_runtime_kill(sw_runtime *rt, uint64_t pid)
     if (!ok) free(d);
     return ok ? 0 : -1;
 }
+
+/* ---- process trees ---- */
+
+static bool in_tree(const sw_proc *p, void *c) { return p->svc == c && p->svc_counted; }
+
+/* Delivers one new delivery of type to every live process of c's tree. */
+static void tree_deliver(sw_runtime *rt, sw_svc_count *c, sw_delivery_type type)
+{
+    size_t max = (size_t)atomic_load(&c->live) + 16; /* the tree takes no more processes */
+    sw_proc **ps = malloc(max * sizeof *ps);
+    if (!ps) return; /* out of memory: the stop timeout kills them, or shutdown does */
+    size_t n = sw_pidtable_grab_matching(&rt->pids, in_tree, c, ps, max);
+    for (size_t i = 0; i < n; i++) {
+        sw_delivery *d = sw_delivery_new(type, 0, 0, NULL, NULL, 0);
+        if (d && !sw_proc_deliver(ps[i], d)) free(d);
+        sw_proc_release(ps[i]);
+    }
+    free(ps);
+}
+
+void sw_tree_open(sw_svc_count *c)
+{
+    atomic_store(&c->ending, false);
+    atomic_store(&c->told, false);
+}
+
+/* Whoever takes `told` first while the tree is empty reports it. */
+static bool claim_gone(sw_svc_count *c) { return atomic_load(&c->live) == 0 && !atomic_exchange(&c->told, true); }
+
+bool sw_tree_gone(sw_svc_count *c)
+{
+    if (atomic_load(&c->live) == 0) return true;
+    atomic_store(&c->told, false); /* stale: the next end in the tree tells again */
+    return claim_gone(c);
+}
+
+bool sw_runtime_end_tree(sw_runtime *rt, sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg)
+{
+    if (atomic_load(&c->live) == 0) return true; /* the common case: no processes, no cost */
+    c->on_gone = on_gone;
+    c->gone_arg = arg;
+    atomic_store(&c->told, false);
+    atomic_store(&c->ending, true);
+    if (claim_gone(c)) return true;
+    tree_deliver(rt, c, SW_DLV_CANCEL);
+    return false;
+}
+
+void sw_runtime_kill_tree(sw_runtime *rt, sw_svc_count *c) { tree_deliver(rt, c, SW_DLV_KILL); }

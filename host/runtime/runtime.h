@@ -105,4 +105,18 @@ sw_security_set *sw_runtime_security(sw_runtime *rt);
 /* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
 
+/* ---- a service's process tree (its sw_svc_count; the root, its own process, not counted) ---- */
+
+/* Opens c's tree for a new run: its processes may spawn again. Only while no tree process
+ * lives (a new run, before its root launches). Thread: the owner's. */
+void sw_tree_open(sw_svc_count *c);
+/* The run's root ended: the tree takes no more processes and each one left gets CANCEL.
+ * true when it is already gone (nothing will be called); else on_gone(arg) is called once,
+ * on any thread, when it is: the owner then confirms with sw_tree_gone. Thread: the owner's. */
+bool sw_runtime_end_tree(sw_runtime *rt, sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg);
+/* Kills every process left in c's tree (after an ending tree's stop timeout). */
+void sw_runtime_kill_tree(sw_runtime *rt, sw_svc_count *c);
+/* After on_gone: true when the tree is really gone; false (a stale call) re-arms on_gone. */
+bool sw_tree_gone(sw_svc_count *c);
+
 #endif

@@ -21,7 +21,8 @@ static const sw_svc_state views[] = {
     [SW_SUB_STARTING] = SW_SVC_STARTING,        [SW_SUB_START_TIMED_OUT] = SW_SVC_STARTING,
     [SW_SUB_STARTING_KILLED] = SW_SVC_STARTING, [SW_SUB_RUNNING] = SW_SVC_RUNNING,
     [SW_SUB_RUNNING_KILLED] = SW_SVC_RUNNING,   [SW_SUB_STOPPING] = SW_SVC_STOPPING,
-    [SW_SUB_STOPPING_KILLED] = SW_SVC_STOPPING, [SW_SUB_BACKOFF_STOPPED] = SW_SVC_STOPPED,
+    [SW_SUB_STOPPING_KILLED] = SW_SVC_STOPPING, [SW_SUB_ENDING] = SW_SVC_STOPPING,
+    [SW_SUB_ENDING_KILLED] = SW_SVC_STOPPING,   [SW_SUB_BACKOFF_STOPPED] = SW_SVC_STOPPED,
     [SW_SUB_BACKOFF_FAILED] = SW_SVC_FAILED,    [SW_SUB_STOPPED] = SW_SVC_STOPPED,
     [SW_SUB_FAILED] = SW_SVC_FAILED,            [SW_SUB_STOPPED_FOR_GOOD] = SW_SVC_STOPPED,
     [SW_SUB_FAILED_FOR_GOOD] = SW_SVC_FAILED,   [SW_SUB_DISCARDED] = SW_SVC_STOPPED,
@@ -187,6 +188,16 @@ static void stop_timeout_fired(uv_timer_t *t)
     sup_settle(v->sup);
 }
 
+/* An ending run's stop_timeout: what is left of its tree is killed. */
+static void tree_timeout_fired(uv_timer_t *t)
+{
+    sw_svc *v = t->data;
+    if (v->sub != SW_SUB_ENDING) return;
+    shift(v, SW_SUB_ENDING_KILLED);
+    sw_runtime_kill_tree(v->sup->rt, v->tree);
+    sup_settle(v->sup);
+}
+
 static void backoff_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
@@ -269,6 +280,10 @@ static void launch_run(sw_svc *v, sw_proc *p)
     build_spawn(v, &sp);
     char err[512] = "out of memory";
     if (!p) p = sw_proc_prepare(v->sup->rt, &sp, err, sizeof err);
+    if (p) {
+        v->tree = p->svc; /* no process of the previous run's tree is left (ENDING) */
+        sw_tree_open(v->tree);
+    }
     v->pid = p ? sw_proc_launch(p, &sp) : 0;
     if (!v->pid) {
         svc_enter(v, SW_SUB_FAILED_FOR_GOOD, err, -1);
@@ -402,16 +417,13 @@ static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, s
     }
 }
 
-bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error, svc_end *out)
+/* The run is over, its tree included: judged as stop, or by its own policy. */
+static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *error, svc_end *out)
 {
-    out->to_group = false;
-    if (pid != v->pid) return false; /* about an earlier run */
-    uv_timer_stop(&v->timer);
-    v->pid = 0;
     if (stop_requested(v->sub)) { /* an explicit stop or shutdown: terminal, whatever the end looked like */
         const char *why = killed(v->sub) ? "killed after stop_timeout" : v->held_by ? "restarting" : "stopped";
         svc_enter(v, SW_SUB_STOPPED, why, -1);
-        return true;
+        return;
     }
     const sw_lifecycle *lc = &v->entry->as.service.lifecycle;
     if ((int64_t)(uv_hrtime() - v->run_start) >= lc->stable_threshold_ns) v->attempt = 0; /* a stable run */
@@ -421,6 +433,45 @@ bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const
     if (!ok) record_error(v, reason);
     policy_end(v, ok, retryable, reason, out);
     if (sw_svc_for_good(v)) svc_drop_standby(v);
+}
+
+/* The run's own process ended with processes it spawned left: they get CANCEL, and are
+ * killed after stop_timeout; the end is judged once they are gone (svc_tree_gone). false
+ * when the tree is already gone (the common case: it costs nothing). */
+static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char *error)
+{
+    if (!v->tree || sw_runtime_end_tree(v->sup->rt, v->tree, sup_on_tree_gone, v)) return false;
+    v->end.sub = v->sub;
+    v->end.kind = (int)kind;
+    v->end.retryable = retryable;
+    v->end.error = error ? strdup(error) : NULL;
+    if (views[v->sub] == SW_SVC_STOPPING) shift(v, SW_SUB_ENDING); /* a stop: its reason stays */
+    else svc_enter(v, SW_SUB_ENDING, v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
+    sup_arm(&v->timer, tree_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
+    return true;
+}
+
+bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error, svc_end *out)
+{
+    out->to_group = false;
+    if (pid != v->pid) return false; /* about an earlier run */
+    uv_timer_stop(&v->timer);
+    v->pid = 0;
+    if (!await_tree(v, kind, retryable, error)) run_over(v, kind, retryable, error, out);
+    return true;
+}
+
+bool svc_tree_gone(sw_svc *v, svc_end *out)
+{
+    out->to_group = false;
+    if (v->sub != SW_SUB_ENDING && v->sub != SW_SUB_ENDING_KILLED) return false;
+    if (!sw_tree_gone(v->tree)) return false; /* a stale call: the next one is on its way */
+    uv_timer_stop(&v->timer);
+    char *error = v->end.error;
+    v->end.error = NULL;
+    v->sub = v->end.sub; /* judged as it ended; the kill of those left changes nothing */
+    run_over(v, (sw_exit_kind)v->end.kind, v->end.retryable, error, out);
+    free(error);
     return true;
 }
 
@@ -449,6 +500,11 @@ void svc_begin_stop(sw_svc *v)
 
 void svc_kill(sw_svc *v)
 {
+    if (v->sub == SW_SUB_ENDING) {
+        uv_timer_stop(&v->timer);
+        shift(v, SW_SUB_ENDING_KILLED);
+        sw_runtime_kill_tree(v->sup->rt, v->tree);
+    }
     if (!v->pid) return;
     sw_svc_state st = views[v->sub];
     shift(v, st == SW_SVC_STARTING ? SW_SUB_STARTING_KILLED : st == SW_SVC_RUNNING ? SW_SUB_RUNNING_KILLED : SW_SUB_STOPPING_KILLED);
@@ -475,6 +531,7 @@ static void svc_closed(uv_handle_t *h)
     sw_svc *v = h->data;
     svc_drop_standby(v);
     free(v->reason);
+    free(v->end.error);
     free(v->dependents);
     free(v->args.data);
     for (int k = 0; k < SW_SVC_ERRORS; k++) free(v->last_errors[k]);

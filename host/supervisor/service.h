@@ -48,6 +48,9 @@ typedef struct svc_end {
 /* Run pid ended (an end of an earlier run is ignored: false). true when something changed;
  * out->to_group says the group's plan must follow. */
 bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error, svc_end *out);
+/* The tree of v's ended run is gone (sup_on_tree_gone): the run's end is judged now, as by
+ * svc_ended. false for a stale call. */
+bool svc_tree_gone(sw_svc *v, svc_end *out);
 /* A prepared process (or NULL) for entry `of` is back from the preparer: launched if v awaits
  * it, kept as the standby if still of use, else discarded; frees a DISCARDED v. */
 void svc_standby_arrived(sw_svc *v, sw_proc *p, const sw_entry *of);

@@ -65,6 +65,7 @@ void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t at
 void sup_on_exit(void *arg, uint64_t pid, const sw_exit_info *info);
 void sup_on_ready(void *arg, uint64_t pid);
 void sup_on_prepared(void *tag, sw_proc *p);
+void sup_on_tree_gone(void *arg);
 
 /* ---- groups (sup_group.c) ---- */
 

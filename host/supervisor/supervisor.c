@@ -13,7 +13,7 @@
 #include "sup_internal.h"
 #include "units.h"
 
-typedef enum { MSG_EXIT, MSG_READY, MSG_STANDBY } msg_type;
+typedef enum { MSG_EXIT, MSG_READY, MSG_STANDBY, MSG_TREE_GONE } msg_type;
 
 struct sw_sup_msg {
     sw_sup_msg *next;
@@ -70,11 +70,22 @@ void sup_on_prepared(void *tag, sw_proc *p)
     post(v->sup, m);
 }
 
+void sup_on_tree_gone(void *arg)
+{
+    sw_svc *v = arg;
+    sw_sup_msg *m = calloc(1, sizeof *m);
+    if (!m) return; /* the ending run's stop timeout kills what is left; the end is then lost */
+    *m = (sw_sup_msg){.type = MSG_TREE_GONE, .svc = v};
+    post(v->sup, m);
+}
+
 /* A run ended: its own policy judges; a restart-worthy end in a group is its group's to plan. */
 static void ended(sw_supervisor *s, sw_svc *v, const sw_sup_msg *m)
 {
     svc_end end;
-    if (!svc_ended(v, m->pid, m->kind, m->retryable, m->error, &end) || !end.to_group) return;
+    bool changed = m->type == MSG_TREE_GONE ? svc_tree_gone(v, &end)
+                                            : svc_ended(v, m->pid, m->kind, m->retryable, m->error, &end);
+    if (!changed || !end.to_group) return;
     sup_plan p = {0};
     sup_group_child_ended(v, end.st, end.reason, &p);
     sup_apply(s, &p);

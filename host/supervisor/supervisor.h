@@ -39,6 +39,9 @@ typedef enum {
     SW_SUB_RUNNING_KILLED,    /* [running] killed by the shutdown timeout; its end is a stop */
     SW_SUB_STOPPING,          /* [stopping] CANCEL sent; its end is a stop */
     SW_SUB_STOPPING_KILLED,   /* [stopping] killed after stop_timeout (or a timeout before) */
+    SW_SUB_ENDING,            /* [stopping] its process ended, processes it spawned are left:
+                                 CANCEL sent to them; the end is judged once they are gone */
+    SW_SUB_ENDING_KILLED,     /* [stopping] those left were killed after stop_timeout */
     SW_SUB_BACKOFF_STOPPED,   /* [stopped] its restart timer is armed */
     SW_SUB_BACKOFF_FAILED,    /* [failed] its restart timer is armed */
     SW_SUB_STOPPED,           /* [stopped] down; starts again once startable (a hold released, a zero backoff) */
@@ -79,6 +82,13 @@ typedef struct sw_svc {
                                     running, stopping, stopped while held, and whose hold it is
                                     decides when it ends */
     uint64_t pid;                /* the current run, 0 when none */
+    struct sw_svc_count *tree;   /* its process tree (proc_limits.h), from its first launch */
+    struct {                     /* ENDING: how the run's own process ended, judged later */
+        sw_svc_sub sub;          /* the sub-state it ended in */
+        int kind;                /* sw_exit_kind */
+        bool retryable;
+        char *error;
+    } end;
     int64_t attempt;             /* consecutive ends that led to a restart (backoff's n) */
     uint64_t run_start;          /* uv_hrtime of the current run, 0 before the first */
     char *reason;

@@ -42,7 +42,9 @@ return function()
   local sok, sendr = process.send(process.pid(), "hi")
   out("send_pid=" .. tostring(sok), tostring(sendr))
   out("spawn_missing=" .. tostring(select(2, process.spawn("no_such_process"))))
-  local pid, cerr = process.spawn("child", nil, "worker")
+  local pid, cerr = process.spawn_monitored("child", nil, "worker")
   out("spawn_child=" .. type(pid), tostring(cerr))
+  -- a service's run ends with its tree (docs/supervision.md): wait for the child's report
+  if pid then channel.select { process.events():case_receive(), time.after(5):case_receive() } end
   out("done")
 end
