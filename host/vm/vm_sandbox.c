@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #endif
 #include "vm_internal.h"
+#include "random.h"
 #include "vm_pattern.h"
 
 #include <errno.h>
@@ -339,7 +340,16 @@ static int open_table(lua_State *L)
     vm_builtins_table(L, lua_gettop(L));
     return 1;
 }
-static int open_math(lua_State *L) { return open_lib(L, luaopen_math, math_allowed); }
+/* math, with its generator seeded from the OS: two processes (or two runs) never share a
+ * sequence; math.randomseed(n) still makes a process deterministic. */
+static int open_math(lua_State *L)
+{
+    open_lib(L, luaopen_math, math_allowed);
+    lua_getfield(L, -1, "randomseed");
+    lua_pushnumber(L, (lua_Number)(sw_random_u64() >> 11)); /* 53 bits: exact as a double */
+    lua_call(L, 1, 0);
+    return 1;
+}
 static int open_bit(lua_State *L) { return open_lib(L, luaopen_bit, bit_allowed); }
 
 /* coroutine: made by luaopen_base and kept out of _G until now; the wrapper chunk is loaded
