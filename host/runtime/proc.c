@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 
 #include "channel.h"
 #include "mailbox.h"
@@ -19,6 +20,7 @@
 
 enum { PHASE_LOAD, PHASE_MAIN };
 #define TASK_RUNS_PER_SLICE 64
+#define TRIM_AFTER_BYTES ((size_t)32 << 20) /* a process that held this much: malloc_trim at its end */
 
 sw_proc *sw_proc_of(lua_State *L) { return sw_vm_owner(L); }
 const sw_proc_ctx *sw_proc_ctx_of(lua_State *L) { return &sw_proc_of(L)->ctx; }
@@ -199,7 +201,12 @@ static void free_process_state(sw_proc *p)
     sw_vm *vm = p->vm;
     p->vm = NULL;
     pthread_mutex_unlock(&p->lock);
+    size_t held = vm ? sw_vm_memory(vm) : 0;
     sw_vm_free(vm);
+    /* glibc keeps freed memory in its arenas: after a large process, give it back to the OS
+     * (a 2.9 GB process that failed used to leave the host at 2 GB). Rare, so its cost (a
+     * walk of the arenas) does not matter. */
+    if (held >= TRIM_AFTER_BYTES) malloc_trim(0);
     pidvec_free(&p->watchers);
     pidvec_free(&p->watcher_refs);
     pidvec_free(&p->links);
