@@ -201,8 +201,8 @@ describe("hardening", function()
         assert(worst < 1 * SLOW, ("steward status took %.2f s"):format(worst))
         r = host:ctl("stop", "app:churn")
         assert.are.equal(0, r.code, r.stdout .. r.stderr)
-        -- Stopping a service stops its own process; what it spawned lives on (the supervisor
-        -- does not stop a service's spawned processes yet): the host must simply go on.
+        -- Stopping a service stops its whole tree (docs/supervision.md): none of the churn is left.
+        assert.are.equal(0, service(host, "app:churn").processes or 0)
         local seen = #logged(host:poll(), "bystander", "app:bystander")
         host:wait("two more bystander spawns", function(events)
           return #logged(events, "bystander", "app:bystander") >= seen + 2
@@ -211,9 +211,11 @@ describe("hardening", function()
         for _, e in ipairs(logged(host:poll(), "bystander", "app:bystander")) do
           assert.are.equal(0, e.refused, "the bystander was refused: " .. tostring(e.reason))
         end
-        -- the first bomb stops like any service (its 300 spawned processes stay, as above)
+        -- the first bomb stops like any service, its 300 spawned processes with it
+        assert.are.equal(301, service(host, "app:bomb").processes)
         r = host:ctl("stop", "app:bomb")
         assert.are.equal(0, r.code, r.stdout .. r.stderr)
+        assert.are.equal(0, service(host, "app:bomb").processes or 0)
         assert.are.equal("stopped", service(host, "app:bomb").state)
         assert(timed_status(host) < 1 * SLOW)
         assert(host:alive())
