@@ -14,8 +14,8 @@
 #include "control_client.h"
 
 #define SERVICES 1000
-#define CHAIN 10
-#define RUNS 30
+#define CHAIN    10
+#define RUNS     30
 
 static double now(void)
 {
@@ -35,11 +35,16 @@ static void write_app(const char *dir)
     char path[512];
     snprintf(path, sizeof path, "%s/app.yaml", dir);
     FILE *f = fopen(path, "w");
-    fprintf(f, "namespace: app\nentries:\n  - name: p\n    kind: process.lua\n    source: |\n"
-               "      return function()\n        local ev = process.events()\n"
-               "        repeat local e = ev:receive() until e.kind == process.event.CANCEL\n      end\n");
+    fprintf(
+        f,
+        "namespace: app\nentries:\n  - name: p\n    kind: process.lua\n    source: |\n"
+        "      return function()\n        local ev = process.events()\n"
+        "        repeat local e = ev:receive() until e.kind == process.event.CANCEL\n      end\n");
     for (int i = 0; i < SERVICES; i++) {
-        fprintf(f, "  - name: s%d\n    kind: process.service\n    process: p\n    lifecycle: { auto_start: true", i);
+        fprintf(f,
+                "  - name: s%d\n    kind: process.service\n    process: p\n    lifecycle: { "
+                "auto_start: true",
+                i);
         if (i % CHAIN) fprintf(f, ", depends_on: [ s%d ]", i - 1);
         fprintf(f, " }\n");
     }
@@ -81,7 +86,8 @@ static int count(const char *s, const char *what)
 static void report(const char *what, double *t, int n)
 {
     qsort(t, (size_t)n, sizeof *t, cmp);
-    printf("%-44s median %6.2f ms  p90 %6.2f ms  max %6.2f ms\n", what, t[n / 2] * 1e3, t[n * 9 / 10] * 1e3, t[n - 1] * 1e3);
+    printf("%-44s median %6.2f ms  p90 %6.2f ms  max %6.2f ms\n", what, t[n / 2] * 1e3,
+           t[n * 9 / 10] * 1e3, t[n - 1] * 1e3);
 }
 
 int main(int argc, char **argv)
@@ -89,7 +95,8 @@ int main(int argc, char **argv)
     (void)argc;
     char steward[512], dir[] = "/tmp/steward-bench-control-XXXXXX", sock[600];
     const char *slash = strrchr(argv[0], '/');
-    snprintf(steward, sizeof steward, "%.*s/steward", slash ? (int)(slash - argv[0]) : 1, slash ? argv[0] : ".");
+    snprintf(steward, sizeof steward, "%.*s/steward", slash ? (int)(slash - argv[0]) : 1,
+             slash ? argv[0] : ".");
     if (!mkdtemp(dir)) return 1;
     write_app(dir);
     snprintf(sock, sizeof sock, "%s/.steward.sock", dir);
@@ -132,8 +139,8 @@ int main(int argc, char **argv)
     report("steward status (table: parsed and laid out)", table, RUNS);
     report("request round trip (connect, ask, read)", trip, RUNS);
     report("baseline: steward --version", base, RUNS);
-    printf("target: status --json <= 50 ms -> %s (median %.1fx the target)\n", client[RUNS / 2] <= 0.050 ? "met" : "MISSED",
-           client[RUNS / 2] / 0.050);
+    printf("target: status --json <= 50 ms -> %s (median %.1fx the target)\n",
+           client[RUNS / 2] <= 0.050 ? "met" : "MISSED", client[RUNS / 2] / 0.050);
     kill(host, SIGTERM);
     waitpid(host, NULL, 0);
     char rm[700];

@@ -34,7 +34,8 @@ static const char app[] =
     "        return n / (time.now() - t0)\n"
     "      end\n";
 
-static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
+static const char answer[] =
+    "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
 
 static double now(void) { return (double)uv_hrtime() / 1e9; }
 
@@ -42,7 +43,7 @@ static double now(void) { return (double)uv_hrtime() / 1e9; }
 
 typedef struct conn {
     uv_tcp_t h;
-    unsigned match;              /* how much of "\r\n\r\n" the bytes so far end with */
+    unsigned match; /* how much of "\r\n\r\n" the bytes so far end with */
     char buf[16384];
 } conn;
 
@@ -54,7 +55,7 @@ static int rport;
 static void on_alloc(uv_handle_t *h, size_t s, uv_buf_t *b)
 {
     (void)s;
-    *b = uv_buf_init(((conn *)h)->buf, sizeof ((conn *)h)->buf);
+    *b = uv_buf_init(((conn *)h)->buf, sizeof((conn *)h)->buf);
 }
 
 static void on_written(uv_write_t *r, int status)
@@ -68,12 +69,18 @@ static void free_conn(uv_handle_t *h) { free(h); }
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
     conn *c = (conn *)s;
-    if (n < 0) { uv_close((uv_handle_t *)s, free_conn); return; }
+    if (n < 0) {
+        uv_close((uv_handle_t *)s, free_conn);
+        return;
+    }
     int heads = 0;
     for (ssize_t i = 0; i < n; i++) {
         char ch = b->base[i];
         c->match = (ch == "\r\n\r\n"[c->match]) ? c->match + 1 : (ch == '\r');
-        if (c->match == 4) { heads++; c->match = 0; }
+        if (c->match == 4) {
+            heads++;
+            c->match = 0;
+        }
     }
     for (int i = 0; i < heads; i++) {
         uv_write_t *w = malloc(sizeof *w);
@@ -98,7 +105,8 @@ static void on_connection(uv_stream_t *l, int status)
 static void close_all(uv_handle_t *h, void *arg)
 {
     (void)arg;
-    if (!uv_is_closing(h)) uv_close(h, h->type == UV_TCP && h != (uv_handle_t *)&rlisten ? free_conn : NULL);
+    if (!uv_is_closing(h))
+        uv_close(h, h->type == UV_TCP && h != (uv_handle_t *)&rlisten ? free_conn : NULL);
 }
 
 static void on_stop(uv_async_t *a) { uv_walk(a->loop, close_all, NULL); }
@@ -157,10 +165,16 @@ static double baseline(const char *url, int conns, int n)
         while ((msg = curl_multi_info_read(m, &left))) {
             if (msg->msg != CURLMSG_DONE) continue;
             CURL *h = msg->easy_handle;
-            if (msg->data.result != CURLE_OK) { fprintf(stderr, "baseline: %s\n", curl_easy_strerror(msg->data.result)); exit(1); }
+            if (msg->data.result != CURLE_OK) {
+                fprintf(stderr, "baseline: %s\n", curl_easy_strerror(msg->data.result));
+                exit(1);
+            }
             finished++;
             curl_multi_remove_handle(m, h);
-            if (started < n) { started++; curl_multi_add_handle(m, h); }
+            if (started < n) {
+                started++;
+                curl_multi_add_handle(m, h);
+            }
         }
         if (finished < n) curl_multi_poll(m, NULL, 0, 1000, NULL);
     }
@@ -212,12 +226,18 @@ int main(int argc, char **argv)
     sw_diags d;
     sw_diags_init(&d);
     sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!reg) { sw_diags_finish(&d); sw_diags_print(&d, stderr); return 1; }
+    if (!reg) {
+        sw_diags_finish(&d);
+        sw_diags_print(&d, stderr);
+        return 1;
+    }
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     sw_runtime_config cfg = {.workers = 1};
     sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
-    const struct { int conns, n; } runs[] = {{1, one}, {50, fifty}};
+    const struct {
+        int conns, n;
+    } runs[] = {{1, one}, {50, fifty}};
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         int c = runs[i].conns, n = runs[i].n;
         double base[3], st[3];
@@ -226,9 +246,13 @@ int main(int argc, char **argv)
             st[k] = steward(rt, url, c, n);
         }
         double b = median3(base), s = median3(st);
-        printf("http GET, %d request%s at a time, %d requests, keep-alive responder in C (medians of 3):\n", c, c > 1 ? "s" : "", n);
-        printf("  steward, 1 worker, http.get from %d task%s: %.0f requests/s\n", c, c > 1 ? "s" : "", s);
-        printf("  baseline: libcurl's multi loop in plain C: %.0f requests/s; ratio %.2f\n", b, s / b);
+        printf("http GET, %d request%s at a time, %d requests, keep-alive responder in C (medians "
+               "of 3):\n",
+               c, c > 1 ? "s" : "", n);
+        printf("  steward, 1 worker, http.get from %d task%s: %.0f requests/s\n", c,
+               c > 1 ? "s" : "", s);
+        printf("  baseline: libcurl's multi loop in plain C: %.0f requests/s; ratio %.2f\n", b,
+               s / b);
     }
     sw_runtime_free(rt);
     sw_log_free(log);

@@ -15,7 +15,7 @@
 
 #include "log.h"
 
-#define ROUNDS 7
+#define ROUNDS  7
 #define RECORDS 200000 /* per round, split among the threads */
 
 static double now(void)
@@ -107,7 +107,8 @@ static void round_once(sink s, bool json, int threads, double *call, double *all
 
 int main(void)
 {
-    printf("%-10s %-5s %7s %10s %10s %14s\n", "sink", "fmt", "threads", "call ns", "all ns", "pipe lines");
+    printf("%-10s %-5s %7s %10s %10s %14s\n", "sink", "fmt", "threads", "call ns", "all ns",
+           "pipe lines");
     for (int s = SINK_NULL; s <= SINK_FILE; s++)
         for (int json = 0; json <= 1; json++)
             for (int threads = 1; threads <= 4; threads *= 4) {
@@ -121,8 +122,8 @@ int main(void)
                 qsort(all, ROUNDS, sizeof all[0], cmp);
                 char lines[32] = "-";
                 if (s == SINK_PIPE) snprintf(lines, sizeof lines, "%ld/%d", least, RECORDS);
-                printf("%-10s %-5s %7d %10.0f %10.0f %14s\n", sink_names[s], json ? "json" : "text", threads,
-                       call[ROUNDS / 2], all[ROUNDS / 2], lines);
+                printf("%-10s %-5s %7d %10.0f %10.0f %14s\n", sink_names[s], json ? "json" : "text",
+                       threads, call[ROUNDS / 2], all[ROUNDS / 2], lines);
             }
     return 0;
 }

@@ -30,21 +30,14 @@ static void raw_copy(lua_State *A, int ia, lua_State *B, int sized)
     size_t n;
     const char *s;
     switch (lua_type(A, ia)) {
-    case LUA_TBOOLEAN:
-        lua_pushboolean(B, lua_toboolean(A, ia));
-        return;
-    case LUA_TNUMBER:
-        lua_pushnumber(B, lua_tonumber(A, ia));
-        return;
+    case LUA_TBOOLEAN: lua_pushboolean(B, lua_toboolean(A, ia)); return;
+    case LUA_TNUMBER: lua_pushnumber(B, lua_tonumber(A, ia)); return;
     case LUA_TSTRING:
         s = lua_tolstring(A, ia, &n);
         lua_pushlstring(B, s, n);
         return;
-    case LUA_TTABLE:
-        break;
-    default:
-        lua_pushnil(B);
-        return;
+    case LUA_TTABLE: break;
+    default: lua_pushnil(B); return;
     }
     lua_checkstack(B, 3);
     if (sized) {
@@ -88,8 +81,7 @@ static double round_rate(lua_State *A, lua_State *B, sw_msgbuf *buf, mode m, int
                 fprintf(stderr, "encode: %s\n", err);
                 exit(1);
             }
-            if (m == ENCODE)
-                break;
+            if (m == ENCODE) break;
             /* fall through */
         case DECODE:
             if (sw_msg_decode(B, buf->data, buf->len) != 1) {
@@ -98,9 +90,7 @@ static double round_rate(lua_State *A, lua_State *B, sw_msgbuf *buf, mode m, int
             }
             break;
         case RAW:
-        case RAW_SIZED:
-            raw_copy(A, top, B, m == RAW_SIZED);
-            break;
+        case RAW_SIZED: raw_copy(A, top, B, m == RAW_SIZED); break;
         }
         lua_settop(B, 0);
     }
@@ -136,20 +126,18 @@ static void bench(const char *name, const char *code, int iters)
     /* modes alternate within each round, so load from elsewhere hits them alike */
     double r[RAW_SIZED + 1][ROUNDS], ratio[ROUNDS];
     for (int m = OURS; m <= RAW_SIZED; m++)
-        round_rate(A, B, &buf, (mode)m, iters / 4);  /* warm up */
+        round_rate(A, B, &buf, (mode)m, iters / 4); /* warm up */
     for (int i = 0; i < ROUNDS; i++) {
-        for (int m = OURS; m <= RAW_SIZED; m++)
-            r[m][i] = round_rate(A, B, &buf, (mode)m, iters);
+        for (int m = OURS; m <= RAW_SIZED; m++) r[m][i] = round_rate(A, B, &buf, (mode)m, iters);
         double best_raw = r[RAW][i] > r[RAW_SIZED][i] ? r[RAW][i] : r[RAW_SIZED][i];
         ratio[i] = r[OURS][i] / best_raw;
     }
     double med[RAW_SIZED + 1];
-    for (int m = OURS; m <= RAW_SIZED; m++)
-        med[m] = median(r[m], ROUNDS);
+    for (int m = OURS; m <= RAW_SIZED; m++) med[m] = median(r[m], ROUNDS);
     printf("%-17s %5zu B  ours %9.0f msg/s (encode %7.0f ns, decode %7.0f ns)  "
            "raw %9.0f msg/s (sized %9.0f)  ours/raw %.2f\n",
-           name, bytes, med[OURS], 1e9 / med[ENCODE], 1e9 / med[DECODE], med[RAW],
-           med[RAW_SIZED], median(ratio, ROUNDS));
+           name, bytes, med[OURS], 1e9 / med[ENCODE], 1e9 / med[DECODE], med[RAW], med[RAW_SIZED],
+           median(ratio, ROUNDS));
     sw_msgbuf_free(&buf);
     lua_close(A);
     lua_close(B);
@@ -158,12 +146,12 @@ static void bench(const char *name, const char *code, int iters)
 int main(void)
 {
     printf("message copy between two lua_States on one thread, median of %d rounds\n", ROUNDS);
-    bench("small table",
-          "return {id = 42, name = 'hello', tags = {'a', 'b'}, ok = true}", 100000);
+    bench("small table", "return {id = 42, name = 'hello', tags = {'a', 'b'}, ok = true}", 100000);
     bench("100 small tables",
           "local t = {} for i = 1, 100 do\n"
           "  t[i] = {id = i, name = 'user' .. i, score = i * 1.5, ok = i % 2 == 0} end\n"
-          "return t", 1000);
+          "return t",
+          1000);
     bench("1 KB string", "return ('0123456789abcdef'):rep(64)", 300000);
     return 0;
 }

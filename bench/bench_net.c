@@ -74,11 +74,11 @@ static double now(void)
 /* ---- baseline: the same echo in C on one libuv loop ---- */
 
 typedef struct peer {
-    uv_tcp_t tcp;                /* first */
+    uv_tcp_t tcp; /* first */
     struct bench *b;
     bool client;
     char buf[65536];
-    size_t have;                 /* client: bytes of the current reply so far */
+    size_t have; /* client: bytes of the current reply so far */
     int trips;
 } peer;
 
@@ -174,7 +174,10 @@ static void on_connect(uv_connect_t *req, int status)
 {
     peer *p = (peer *)req->handle;
     free(req);
-    if (status < 0) { fprintf(stderr, "baseline connect: %s\n", uv_strerror(status)); exit(1); }
+    if (status < 0) {
+        fprintf(stderr, "baseline connect: %s\n", uv_strerror(status));
+        exit(1);
+    }
     uv_tcp_nodelay(&p->tcp, 1);
     uv_read_start((uv_stream_t *)&p->tcp, on_alloc, on_read);
     memset(p->buf, 'x', MSG);
@@ -242,7 +245,11 @@ int main(int argc, char **argv)
     sw_diags d;
     sw_diags_init(&d);
     sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!reg) { sw_diags_finish(&d); sw_diags_print(&d, stderr); return 1; }
+    if (!reg) {
+        sw_diags_finish(&d);
+        sw_diags_print(&d, stderr);
+        return 1;
+    }
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     /* One worker: both processes on one thread, as the baseline. Two: the server may be
      * stolen by the idle worker before it opens its listener (then it stays there). */
@@ -252,7 +259,9 @@ int main(int argc, char **argv)
         sw_api_use(&cfg);
         rts[i] = sw_runtime_new(reg, log, &cfg);
     }
-    const struct { int conns, trips; } runs[] = {{1, one}, {100, each}};
+    const struct {
+        int conns, trips;
+    } runs[] = {{1, one}, {100, each}};
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         int c = runs[i].conns, t = runs[i].trips;
         double base[3], w1[3], w2[3];
@@ -262,9 +271,12 @@ int main(int argc, char **argv)
             w2[k] = steward(rts[1], c, t);
         }
         double b = median3(base), s1 = median3(w1), s2 = median3(w2);
-        printf("tcp echo, %d connection%s x %d round trips of %d bytes (medians of 3):\n", c, c > 1 ? "s" : "", t, MSG);
+        printf("tcp echo, %d connection%s x %d round trips of %d bytes (medians of 3):\n", c,
+               c > 1 ? "s" : "", t, MSG);
         printf("  steward, 1 worker: %.0f round trips/s; 2 workers: %.0f/s\n", s1, s2);
-        printf("  baseline: the same echo in C on one libuv loop: %.0f round trips/s; ratio (1 worker) %.2f\n", b, s1 / b);
+        printf("  baseline: the same echo in C on one libuv loop: %.0f round trips/s; ratio (1 "
+               "worker) %.2f\n",
+               b, s1 / b);
     }
     for (int i = 0; i < 2; i++) sw_runtime_free(rts[i]);
     sw_log_free(log);

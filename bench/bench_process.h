@@ -49,8 +49,12 @@ static double bench_run(sw_runtime *rt, const char *id, const char *service, lua
     char err[256];
     sw_msg_encode(L, lua_gettop(L) - n + 1, n, 1 << 20, &args, err, sizeof err);
     lua_pop(L, n);
-    sw_spawn s = {.entry = sw_registry_get(rt->registry, id), .service = service, .args = args.data,
-                  .args_len = args.len, .on_exit = on_exit_cb, .cb_arg = &w};
+    sw_spawn s = {.entry = sw_registry_get(rt->registry, id),
+                  .service = service,
+                  .args = args.data,
+                  .args_len = args.len,
+                  .on_exit = on_exit_cb,
+                  .cb_arg = &w};
     if (!sw_proc_spawn(rt, &s, err, sizeof err)) {
         fprintf(stderr, "spawn %s: %s\n", id, err);
         exit(1);

@@ -12,7 +12,8 @@
 #include "registry.h"
 
 #define FILES 50
-#define PER_FILE 200 /* 40 services, 40 process.lua, 20 library.lua, 80 registry.entry, 20 policies */
+#define PER_FILE \
+    200 /* 40 services, 40 process.lua, 20 library.lua, 80 registry.entry, 20 policies */
 #define ROUNDS 9
 
 static double now(void)
@@ -42,29 +43,53 @@ static void generate(const char *dir)
         char path[512];
         snprintf(path, sizeof path, "%s/part%02d.yaml", dir, f);
         FILE *o = fopen(path, "w");
-        if (!o) { perror(path); exit(1); }
+        if (!o) {
+            perror(path);
+            exit(1);
+        }
         fprintf(o, "version: \"1.0\"\nnamespace: app\nmeta: { file: %d }\nentries:\n", f);
         for (int i = 0; i < 20; i++) {
             int id = f * 20 + i;
-            fprintf(o, "  - name: lib%d\n    kind: library.lua\n    source: \"return { v = %d }\"\n", id, id);
-            fprintf(o, "  - name: pol%d\n    kind: security.policy\n    policy:\n      actions: [ \"data.read\", \"data.list\" ]\n"
-                       "      resources: \"app.data:*\"\n      effect: allow\n      conditions:\n"
-                       "        - { field: actor.meta.clearance, operator: gte, value: %d }\n    groups: [ g%d ]\n", id, i % 5, id % 10);
+            fprintf(o,
+                    "  - name: lib%d\n    kind: library.lua\n    source: \"return { v = %d }\"\n",
+                    id, id);
+            fprintf(o,
+                    "  - name: pol%d\n    kind: security.policy\n    policy:\n      actions: [ "
+                    "\"data.read\", \"data.list\" ]\n"
+                    "      resources: \"app.data:*\"\n      effect: allow\n      conditions:\n"
+                    "        - { field: actor.meta.clearance, operator: gte, value: %d }\n    "
+                    "groups: [ g%d ]\n",
+                    id, i % 5, id % 10);
         }
         for (int i = 0; i < 40; i++) {
             int id = f * 40 + i;
-            fprintf(o, "  - name: proc%d\n    kind: process.lua\n    source: \"return function() return %d end\"\n"
-                       "    imports: { util: lib%d }\n    limits: { memory: 32MB }\n", id, id, id / 2);
-            fprintf(o, "  - name: cfg%d\n    kind: registry.entry\n    data: { level: %d, name: \"config %d\", target: %s }\n",
+            fprintf(o,
+                    "  - name: proc%d\n    kind: process.lua\n    source: \"return function() "
+                    "return %d end\"\n"
+                    "    imports: { util: lib%d }\n    limits: { memory: 32MB }\n",
+                    id, id, id / 2);
+            fprintf(o,
+                    "  - name: cfg%d\n    kind: registry.entry\n    data: { level: %d, name: "
+                    "\"config %d\", target: %s }\n",
                     2 * id, id, id, id > 0 ? "app:svc0" : "none");
-            fprintf(o, "  - name: cfg%d\n    kind: registry.entry\n    data: { nested: { list: [ 1, 2, \"app:cfg%d\" ] } }\n", 2 * id + 1, 2 * id);
-            fprintf(o, "  - name: svc%d\n    kind: process.service\n    process: proc%d\n    input: [ \"a\", %d ]\n"
-                       "    config: { settings: app:cfg%d, peer: %s, retries: 3 }\n"
-                       "    lifecycle:\n      auto_start: true\n      restart: { policy: always, initial_delay: 250ms, max_delay: 30s }\n",
+            fprintf(o,
+                    "  - name: cfg%d\n    kind: registry.entry\n    data: { nested: { list: [ 1, "
+                    "2, \"app:cfg%d\" ] } }\n",
+                    2 * id + 1, 2 * id);
+            fprintf(o,
+                    "  - name: svc%d\n    kind: process.service\n    process: proc%d\n    input: [ "
+                    "\"a\", %d ]\n"
+                    "    config: { settings: app:cfg%d, peer: %s, retries: 3 }\n"
+                    "    lifecycle:\n      auto_start: true\n      restart: { policy: always, "
+                    "initial_delay: 250ms, max_delay: 30s }\n",
                     id, id, id, 2 * id + 1, id > 1 ? "app:svc1" : "none");
-            if (id > 2) fprintf(o, "      depends_on: [ svc%d, svc%d ]\n", rand() % id, rand() % id);
-            if (id > 0) fprintf(o, "      security: { actor: { id: \"service:%d\", meta: { clearance: %d } }, policies: [ pol%d ], groups: [ g%d ] }\n",
-                                id, id % 4, id / 2, id % 10);
+            if (id > 2)
+                fprintf(o, "      depends_on: [ svc%d, svc%d ]\n", rand() % id, rand() % id);
+            if (id > 0)
+                fprintf(o,
+                        "      security: { actor: { id: \"service:%d\", meta: { clearance: %d } }, "
+                        "policies: [ pol%d ], groups: [ g%d ] }\n",
+                        id, id % 4, id / 2, id % 10);
         }
         fclose(o);
     }
@@ -93,7 +118,10 @@ static void yaml_floor(const char *dir)
 int main(void)
 {
     char dir[] = "/tmp/steward-bench-XXXXXX";
-    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
     generate(dir);
     double load[ROUNDS], graph[ROUNDS], floor_[ROUNDS];
     size_t entries = 0, services = 0, edges = 0;
@@ -107,22 +135,30 @@ int main(void)
         t0 = now();
         sw_registry *reg = sw_registry_load_dir(dir, &d);
         load[r] = now() - t0;
-        if (!reg) { sw_diags_finish(&d); sw_diags_print(&d, stderr); return 1; }
+        if (!reg) {
+            sw_diags_finish(&d);
+            sw_diags_print(&d, stderr);
+            return 1;
+        }
         entries = reg->n_entries;
         services = reg->n_services;
         edges = reg->graph.n_edges;
 
         sw_graph g;
         t0 = now();
-        sw_graph_build(&g, &reg->arena, (const sw_entry *const *)reg->entries, reg->n_entries, &reg->ids, &d);
+        sw_graph_build(&g, &reg->arena, (const sw_entry *const *)reg->entries, reg->n_entries,
+                       &reg->ids, &d);
         graph[r] = now() - t0;
         sw_registry_free(reg);
         sw_diags_free(&d);
     }
     double ml = median(load, ROUNDS), mg = median(graph, ROUNDS), mf = median(floor_, ROUNDS);
-    printf("registry: %zu entries, %zu services, %zu edges, %d files (median of %d)\n", entries, services, edges, FILES, ROUNDS);
-    printf("  load + validate + graph  %8.1f ms   %9.0f entries/s   (target <= 150 ms)\n", ml * 1e3, entries / ml);
-    printf("  graph build alone        %8.1f ms                          (target <= 20 ms)\n", mg * 1e3);
+    printf("registry: %zu entries, %zu services, %zu edges, %d files (median of %d)\n", entries,
+           services, edges, FILES, ROUNDS);
+    printf("  load + validate + graph  %8.1f ms   %9.0f entries/s   (target <= 150 ms)\n", ml * 1e3,
+           entries / ml);
+    printf("  graph build alone        %8.1f ms                          (target <= 20 ms)\n",
+           mg * 1e3);
     printf("  floor: libyaml parse     %8.1f ms   %9.0f entries/s\n", mf * 1e3, entries / mf);
     printf("  ratio load / floor       %8.2fx\n", ml / mf);
     char cmd[600];

@@ -79,13 +79,15 @@ static const char app[] =
     "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
     "        return time.now() - t0\n"
     "      end\n"
-    "  - name: spin_counted\n    kind: process.lua\n    limits: { reductions: 10000 }\n    source: |\n"
+    "  - name: spin_counted\n    kind: process.lua\n    limits: { reductions: 10000 }\n    source: "
+    "|\n"
     "      return function()\n"
     "        local t0 = time.now()\n"
     "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
     "        return time.now() - t0\n"
     "      end\n"
-    "  - name: idle\n    kind: process.lua\n    source: \"return function() process.inbox():receive() end\"\n"
+    "  - name: idle\n    kind: process.lua\n    source: \"return function() "
+    "process.inbox():receive() end\"\n"
     "  - name: spawner\n    kind: process.lua\n    source: |\n"
     "      return function(n)\n"
     "        local t0 = time.now()\n"
@@ -184,29 +186,39 @@ int main(int argc, char **argv)
     sw_diags d;
     sw_diags_init(&d);
     sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!reg) { sw_diags_finish(&d); sw_diags_print(&d, stderr); return 1; }
+    if (!reg) {
+        sw_diags_finish(&d);
+        sw_diags_print(&d, stderr);
+        return 1;
+    }
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
-    sw_runtime_config cfg = {.workers = getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
+    sw_runtime_config cfg = {.workers =
+                                 getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
     sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
 
     if (round_trips > 0) {
-    double raw = raw_copies_per_second();
-    double dt = run_process(rt, "b:ping", round_trips);
-    double rtps = round_trips / dt;
-    printf("ping-pong: %d round trips in %.3f s = %.0f round trips/s (target >= 300000)\n", round_trips, dt, rtps);
-    printf("  floor: raw C copy between two bare LuaJIT states %.0f msgs/s = %.0f round trips/s; ratio %.2f\n",
-           raw, raw / 2, rtps / (raw / 2));
+        double raw = raw_copies_per_second();
+        double dt = run_process(rt, "b:ping", round_trips);
+        double rtps = round_trips / dt;
+        printf("ping-pong: %d round trips in %.3f s = %.0f round trips/s (target >= 300000)\n",
+               round_trips, dt, rtps);
+        printf("  floor: raw C copy between two bare LuaJIT states %.0f msgs/s = %.0f round "
+               "trips/s; ratio %.2f\n",
+               raw, raw / 2, rtps / (raw / 2));
     }
 
     if (spawns > 0) {
-    long before = rss_kb();
-    double spawn_dt = run_process(rt, "b:spawner", spawns);
-    long after = rss_kb();
-    size_t live = sw_pidtable_live(&rt->pids);
-    printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 20000)\n", spawns, spawn_dt, spawns / spawn_dt);
-    printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 32 KB); bare LuaJIT state %.1f KB\n",
-           live, after - before, (double)(after - before) / (double)(live ? live : 1), bare_state_bytes() / 1024.0);
+        long before = rss_kb();
+        double spawn_dt = run_process(rt, "b:spawner", spawns);
+        long after = rss_kb();
+        size_t live = sw_pidtable_live(&rt->pids);
+        printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 20000)\n", spawns,
+               spawn_dt, spawns / spawn_dt);
+        printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 32 KB); bare LuaJIT "
+               "state %.1f KB\n",
+               live, after - before, (double)(after - before) / (double)(live ? live : 1),
+               bare_state_bytes() / 1024.0);
     }
     if (getenv("BENCH_NO_PREEMPT")) {
         sw_runtime_free(rt);
@@ -230,9 +242,12 @@ int main(int argc, char **argv)
     sw_runtime_free(base);
     sw_runtime_free(rt);
     double sliced = median(s_runs, 7), bare = median(b_runs, 7);
-    printf("preemption (medians of 7): CPU loop in a process preempted every 2 ms %.3f s; never preempted %.3f s: "
-           "%.0f%% speed (target >= 90%%)\n", sliced, bare, 100 * bare / sliced);
-    printf("  with an explicit limits.reductions = 10000 (count hook): %.3f s, %.0f%% speed\n", counted, 100 * bare / counted);
+    printf("preemption (medians of 7): CPU loop in a process preempted every 2 ms %.3f s; never "
+           "preempted %.3f s: "
+           "%.0f%% speed (target >= 90%%)\n",
+           sliced, bare, 100 * bare / sliced);
+    printf("  with an explicit limits.reductions = 10000 (count hook): %.3f s, %.0f%% speed\n",
+           counted, 100 * bare / counted);
     sw_log_free(log);
     sw_registry_free(reg);
     sw_diags_free(&d);

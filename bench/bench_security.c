@@ -20,10 +20,13 @@ static char *app_yaml(void)
     size_t cap = 16384, len = 0;
     char *y = malloc(cap);
     if (!y) abort();
-    len += (size_t)snprintf(y + len, cap - len,
+    len += (size_t)snprintf(
+        y + len, cap - len,
         "namespace: b\nentries:\n"
-        "  - name: svc\n    kind: process.service\n    process: loop\n    lifecycle:\n      security:\n"
-        "        actor: { id: 'svc:bench', meta: { level: 5, team: backend } }\n        groups: [ bench ]\n"
+        "  - name: svc\n    kind: process.service\n    process: loop\n    lifecycle:\n      "
+        "security:\n"
+        "        actor: { id: 'svc:bench', meta: { level: 5, team: backend } }\n        groups: [ "
+        "bench ]\n"
         "  - name: loop\n    kind: process.lua\n    source: |\n"
         "      return function(what, n)\n"
         "        local can, yes = security.can, function() return true end\n"
@@ -31,27 +34,41 @@ static char *app_yaml(void)
         "        local ok = 0\n"
         "        local t0 = time.now()\n"
         "        if what == 'floor' then for i = 1, n do if yes() then ok = ok + 1 end end\n"
-        "        elseif what == 'can' then for i = 1, n do if can('job.run', 'queue:a') then ok = ok + 1 end end\n"
-        "        elseif what == 'meta' then for i = 1, n do if can('doc.read', 'doc:1', meta) then ok = ok + 1 end end\n"
-        "        else for i = 1, n do if not can('job.kill', 'queue:a') then ok = ok + 1 end end end\n"
+        "        elseif what == 'can' then for i = 1, n do if can('job.run', 'queue:a') then ok = "
+        "ok + 1 end end\n"
+        "        elseif what == 'meta' then for i = 1, n do if can('doc.read', 'doc:1', meta) then "
+        "ok = ok + 1 end end\n"
+        "        else for i = 1, n do if not can('job.kill', 'queue:a') then ok = ok + 1 end end "
+        "end\n"
         "        local dt = time.now() - t0\n"
-        "        assert(ok == n, what .. ': ' .. ok .. ' of ' .. n .. ' checks gave the expected answer')\n"
+        "        assert(ok == n, what .. ': ' .. ok .. ' of ' .. n .. ' checks gave the expected "
+        "answer')\n"
         "        return dt\n"
         "      end\n");
     for (int i = 1; i <= N_POLICIES; i++) {
         bool cond = i % 2 == 0;
-        const char *action = i == N_POLICIES ? "job.run" : i == N_POLICIES - 1 ? "doc.read" : "svc.op%d";
+        const char *action = i == N_POLICIES       ? "job.run"
+                             : i == N_POLICIES - 1 ? "doc.read"
+                                                   : "svc.op%d";
         char act[32];
         snprintf(act, sizeof act, action, i);
         len += (size_t)snprintf(y + len, cap - len,
-            "  - name: p%d\n    kind: security.policy\n    groups: [ bench ]\n"
-            "    policy:\n      actions: [ '%s', 'other.op%d' ]\n      resources: '%s'\n      effect: allow\n",
-            i, act, i, i == N_POLICIES ? "queue:*" : i == N_POLICIES - 1 ? "doc:*" : "res:*");
+                                "  - name: p%d\n    kind: security.policy\n    groups: [ bench ]\n"
+                                "    policy:\n      actions: [ '%s', 'other.op%d' ]\n      "
+                                "resources: '%s'\n      effect: allow\n",
+                                i, act, i,
+                                i == N_POLICIES       ? "queue:*"
+                                : i == N_POLICIES - 1 ? "doc:*"
+                                                      : "res:*");
         if (cond)
-            len += (size_t)snprintf(y + len, cap - len, "      conditions: [ { field: actor.meta.level, operator: gte, value: %d } ]\n",
-                                    i == N_POLICIES ? 3 : 4);
+            len += (size_t)snprintf(
+                y + len, cap - len,
+                "      conditions: [ { field: actor.meta.level, operator: gte, value: %d } ]\n",
+                i == N_POLICIES ? 3 : 4);
         else if (i == N_POLICIES - 1)
-            len += (size_t)snprintf(y + len, cap - len, "      conditions: [ { field: meta.owner, operator: eq, value_from: actor.id } ]\n");
+            len += (size_t)snprintf(y + len, cap - len,
+                                    "      conditions: [ { field: meta.owner, operator: eq, "
+                                    "value_from: actor.id } ]\n");
     }
     return y;
 }
@@ -104,11 +121,13 @@ int main(void)
     double can = median_rate(rt, "can", n);
     double meta = median_rate(rt, "meta", n);
     double deny = median_rate(rt, "deny", n);
-    printf("security.can, context of %d policies (%d with conditions), median of 5 runs of %.0f checks:\n",
+    printf("security.can, context of %d policies (%d with conditions), median of 5 runs of %.0f "
+           "checks:\n",
            N_POLICIES, N_POLICIES / 2 + 1, n);
     printf("  floor: Lua call returning true     %12.0f calls/s\n", floor);
-    printf("  can (allow, scans all 20)          %12.0f checks/s  (%.1fx the floor's time per call)%s\n", can,
-           floor / can, can >= 2e6 ? "" : "  BELOW the 2,000,000/s target");
+    printf("  can (allow, scans all 20)          %12.0f checks/s  (%.1fx the floor's time per "
+           "call)%s\n",
+           can, floor / can, can >= 2e6 ? "" : "  BELOW the 2,000,000/s target");
     printf("  can with a meta table (value_from) %12.0f checks/s  (%.1fx)\n", meta, floor / meta);
     printf("  can, undefined -> false            %12.0f checks/s  (%.1fx)\n", deny, floor / deny);
     sw_runtime_free(rt);

@@ -41,7 +41,11 @@ static sw_registry *load(const char *yaml)
     sw_diags d;
     sw_diags_init(&d);
     sw_registry *r = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!r) { sw_diags_finish(&d); sw_diags_print(&d, stderr); exit(1); }
+    if (!r) {
+        sw_diags_finish(&d);
+        sw_diags_print(&d, stderr);
+        exit(1);
+    }
     sw_diags_free(&d);
     return r;
 }
@@ -51,11 +55,11 @@ static sw_registry *load(const char *yaml)
 typedef struct probe {
     sw_supervisor *sup;
     uv_timer_t timer;
-    int64_t target;              /* restarts to reach, or services to see running */
-    int64_t window;              /* restarts timed at the start and at the end */
+    int64_t target; /* restarts to reach, or services to see running */
+    int64_t window; /* restarts timed at the start and at the end */
     double t_start, t_first, t_last_start, t_done;
     bool shutdown_sent;
-    int mode;                    /* 0 restarts, 1 start-all then shutdown */
+    int mode; /* 0 restarts, 1 start-all then shutdown */
 } probe;
 
 static void on_probe(uv_timer_t *t)
@@ -66,7 +70,11 @@ static void on_probe(uv_timer_t *t)
         int64_t a = (int64_t)s->svcs[0]->restarts;
         if (a >= p->window && p->t_first == 0) p->t_first = now();
         if (a >= p->target - p->window && p->t_last_start == 0) p->t_last_start = now();
-        if (a >= p->target) { p->t_done = now(); uv_timer_stop(t); sw_supervisor_shutdown(s); }
+        if (a >= p->target) {
+            p->t_done = now();
+            uv_timer_stop(t);
+            sw_supervisor_shutdown(s);
+        }
         return;
     }
     if (p->shutdown_sent) return;
@@ -93,7 +101,8 @@ static double run(const char *yaml, int mode, int64_t target, probe *out)
     uv_loop_init(&loop);
     sw_supervisor sup;
     sw_supervisor_init(&sup, &loop, rt, reg, log);
-    probe p = {.sup = &sup, .target = target, .mode = mode, .window = target >= 50000 ? 10000 : 1000};
+    probe p = {
+        .sup = &sup, .target = target, .mode = mode, .window = target >= 50000 ? 10000 : 1000};
     uv_timer_init(&loop, &p.timer);
     p.timer.data = &p;
     uv_timer_start(&p.timer, on_probe, 0, 1);
@@ -118,35 +127,42 @@ static void restarts(int64_t n)
         "namespace: b\nentries:\n"
         "  - { name: crash, kind: process.lua, source: \"return function() error('boom') end\" }\n"
         "  - name: svc\n    kind: process.service\n    process: crash\n"
-        "    lifecycle: { auto_start: true, restart: { initial_delay: 0, max_delay: 0, jitter: 0 } }\n";
+        "    lifecycle: { auto_start: true, restart: { initial_delay: 0, max_delay: 0, jitter: 0 } "
+        "}\n";
     probe p;
     run(yaml, 0, n, &p);
-    double total = p.t_done - p.t_start, first = p.t_first - p.t_start, last = p.t_done - p.t_last_start;
-    printf("restarts: %lld restarts of a failing service in %.2f s = %.0f restarts/s (target >= 20000)\n",
+    double total = p.t_done - p.t_start, first = p.t_first - p.t_start,
+           last = p.t_done - p.t_last_start;
+    printf("restarts: %lld restarts of a failing service in %.2f s = %.0f restarts/s (target >= "
+           "20000)\n",
            (long long)n, total, n / total);
     double w = (double)p.window;
-    printf("  first %.0f: %.0f restarts/s; last %.0f: %.0f restarts/s (flat: the ratio stays near 1; %.2f)\n",
+    printf("  first %.0f: %.0f restarts/s; last %.0f: %.0f restarts/s (flat: the ratio stays near "
+           "1; %.2f)\n",
            w, w / first, w, w / last, (w / last) / (w / first));
 }
 
 static void cold_start(void)
 {
     text t = {0};
-    put(&t, "namespace: b\nentries:\n"
-            "  - name: serve\n    kind: process.lua\n    source: |\n"
-            "      return function()\n"
-            "        repeat local e = process.events():receive() until e.kind == process.event.CANCEL\n"
-            "      end\n");
+    put(&t,
+        "namespace: b\nentries:\n"
+        "  - name: serve\n    kind: process.lua\n    source: |\n"
+        "      return function()\n"
+        "        repeat local e = process.events():receive() until e.kind == process.event.CANCEL\n"
+        "      end\n");
     char line[256];
     srand(1);
     for (int i = 0; i < 1000; i++) {
         int level = i / 100; /* 10 levels of 100 */
-        snprintf(line, sizeof line, "  - name: s%d\n    kind: process.service\n    process: serve\n"
-                                    "    lifecycle: { auto_start: true", i);
+        snprintf(line, sizeof line,
+                 "  - name: s%d\n    kind: process.service\n    process: serve\n"
+                 "    lifecycle: { auto_start: true",
+                 i);
         put(&t, line);
         if (level > 0) {
-            snprintf(line, sizeof line, ", depends_on: [ s%d, s%d ]", (level - 1) * 100 + rand() % 100,
-                     (level - 1) * 100 + rand() % 100);
+            snprintf(line, sizeof line, ", depends_on: [ s%d, s%d ]",
+                     (level - 1) * 100 + rand() % 100, (level - 1) * 100 + rand() % 100);
             put(&t, line);
         }
         put(&t, " }\n");
@@ -154,7 +170,8 @@ static void cold_start(void)
     probe p;
     double end = run(t.s, 1, 1000, &p);
     double up = p.t_done - p.t_start, down = end - p.t_done;
-    printf("cold start: 1,000 services, 10 levels: all running in %.1f ms (target <= 300 ms), %.1f us per service\n",
+    printf("cold start: 1,000 services, 10 levels: all running in %.1f ms (target <= 300 ms), %.1f "
+           "us per service\n",
            up * 1e3, up * 1e6 / 1000);
     printf("  graceful shutdown of all of them: %.1f ms (target <= 300 ms)\n", down * 1e3);
     free(t.s);
@@ -176,7 +193,8 @@ static void window_cost(void)
     double early = window_ns_per_restart(&w, &t, 1000);
     window_ns_per_restart(&w, &t, 1000000);
     double late = window_ns_per_restart(&w, &t, 1000);
-    printf("restart window (intensity 100,000): %.1f ns per restart after 1,000 past, %.1f ns after 1,001,000 (ratio %.2f)\n",
+    printf("restart window (intensity 100,000): %.1f ns per restart after 1,000 past, %.1f ns "
+           "after 1,001,000 (ratio %.2f)\n",
            early, late, late / early);
     sw_window_free(&w);
 }

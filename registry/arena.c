@@ -14,7 +14,11 @@ struct sw_arena_chunk {
     _Alignas(16) unsigned char data[];
 };
 
-void sw_arena_init(sw_arena *a) { a->head = NULL; a->used_bytes = 0; }
+void sw_arena_init(sw_arena *a)
+{
+    a->head = NULL;
+    a->used_bytes = 0;
+}
 
 void sw_arena_free(sw_arena *a)
 {

@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sw_diags_init(sw_diags *d) { d->v = NULL; d->n = d->cap = 0; }
+void sw_diags_init(sw_diags *d)
+{
+    d->v = NULL;
+    d->n = d->cap = 0;
+}
 
 void sw_diags_free(sw_diags *d)
 {
@@ -85,7 +89,10 @@ void sw_diag_format(const sw_diag *e, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = 0;
-#define PUT(...) do { if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
+#define PUT(...)                                                             \
+    do {                                                                     \
+        if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); \
+    } while (0)
     if (e->file && e->line) PUT("%s:%u:%u: ", e->file, e->line, e->col);
     else if (e->file) PUT("%s: ", e->file); /* about the file or directory as a whole */
     if (e->entry) PUT("entry %s ", e->entry);

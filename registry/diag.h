@@ -8,10 +8,10 @@
 #include <stdio.h>
 
 typedef struct sw_diag {
-    char *file;        /* may be NULL for errors that concern no file */
-    unsigned line, col;  /* 1-based; line 0: the error concerns the whole file or directory */
-    char *entry;       /* entry id, or NULL */
-    char *field;       /* field path such as lifecycle.restart.max_delay, or NULL */
+    char *file;         /* may be NULL for errors that concern no file */
+    unsigned line, col; /* 1-based; line 0: the error concerns the whole file or directory */
+    char *entry;        /* entry id, or NULL */
+    char *field;        /* field path such as lifecycle.restart.max_delay, or NULL */
     char *msg;
 } sw_diag;
 

@@ -17,7 +17,7 @@ typedef enum sw_kind {
     SW_KIND_SERVICE,
     SW_KIND_GROUP,
     SW_KIND_POLICY,
-    SW_KIND_DATA, /* registry.entry */
+    SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND__COUNT
 } sw_kind;
@@ -27,9 +27,9 @@ typedef enum sw_kind {
 typedef struct sw_entry sw_entry;
 
 typedef struct sw_ref {
-    const char *id;          /* fully qualified ns:name */
-    const sw_node *node;     /* where it was written */
-    const sw_entry *target;  /* resolved; NULL only for group names (see sw_security_ctx) */
+    const char *id;         /* fully qualified ns:name */
+    const sw_node *node;    /* where it was written */
+    const sw_entry *target; /* resolved; NULL only for group names (see sw_security_ctx) */
 } sw_ref;
 
 typedef struct sw_reflist {
@@ -38,8 +38,8 @@ typedef struct sw_reflist {
 } sw_reflist;
 
 typedef struct sw_source {
-    const char *path;  /* resolved file for file://, NULL for inline code */
-    const char *text;  /* the code */
+    const char *path; /* resolved file for file://, NULL for inline code */
+    const char *text; /* the code */
     size_t len;
 } sw_source;
 
@@ -55,14 +55,16 @@ typedef struct sw_imports {
 
 typedef struct sw_process_lua {
     sw_source source;
-    const char *method;          /* NULL: the returned function, or main of a returned table */
+    const char *method; /* NULL: the returned function, or main of a returned table */
     sw_imports imports;
     struct {
-        uint64_t memory;         /* bytes; 0 = unlimited (an explicit 0 is refused at load) */
-        int64_t reductions;      /* instructions per slice by count hook; 0 (default): 2 ms time slices */
+        uint64_t memory; /* bytes; 0 = unlimited (an explicit 0 is refused at load) */
+        int64_t
+            reductions; /* instructions per slice by count hook; 0 (default): 2 ms time slices */
         struct {
-            int64_t messages;    /* queued messages; 0: the host's default (an explicit 0 is refused) */
-            uint64_t bytes;      /* queued bytes; 0: the host's default (an explicit 0 is refused) */
+            int64_t
+                messages;   /* queued messages; 0: the host's default (an explicit 0 is refused) */
+            uint64_t bytes; /* queued bytes; 0: the host's default (an explicit 0 is refused) */
         } mailbox;
     } limits;
     bool jit;
@@ -74,7 +76,7 @@ typedef struct sw_library_lua {
 } sw_library_lua;
 
 typedef struct sw_process_host {
-    int64_t workers;             /* 0 = number of cores */
+    int64_t workers; /* 0 = number of cores */
 } sw_process_host;
 
 typedef enum { SW_RESTART_ON_FAILURE, SW_RESTART_ALWAYS, SW_RESTART_NEVER } sw_restart_policy;
@@ -82,67 +84,85 @@ typedef enum { SW_READY_SPAWN, SW_READY_NOTIFY } sw_ready_mode;
 typedef enum { SW_ONE_FOR_ONE, SW_ONE_FOR_ALL, SW_REST_FOR_ONE } sw_strategy;
 
 typedef struct sw_restart {
-    int policy;                  /* sw_restart_policy */
+    int policy; /* sw_restart_policy */
     int64_t initial_delay_ns, max_delay_ns;
     double backoff_factor, jitter;
-    int64_t max_attempts;        /* 0 = unlimited */
+    int64_t max_attempts; /* 0 = unlimited */
 } sw_restart;
 
 typedef struct sw_security_ctx {
     bool present;
-    const char *actor_id;        /* NULL: no actor */
-    const sw_node *actor_meta;   /* a mapping, or NULL */
-    sw_reflist groups;           /* qualified group names (target NULL: groups are not entries) */
+    const char *actor_id;      /* NULL: no actor */
+    const sw_node *actor_meta; /* a mapping, or NULL */
+    sw_reflist groups;         /* qualified group names (target NULL: groups are not entries) */
     sw_reflist policies;
 } sw_security_ctx;
 
 typedef struct sw_lifecycle {
     bool auto_start;
     struct {
-        int64_t processes;       /* live processes its processes spawned, at any depth; 0: not set
+        int64_t processes; /* live processes its processes spawned, at any depth; 0: not set
                                     (a group's, else the host's default) */
     } limits;
     int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
-    int ready;                   /* sw_ready_mode */
-    sw_reflist depends_on;       /* `requires` is an alias */
+    int ready;             /* sw_ready_mode */
+    sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
 } sw_lifecycle;
 
 typedef struct sw_service {
-    sw_ref process;              /* a process.lua */
-    sw_ref host;                 /* a process.host; id NULL: the default host */
-    const sw_node *input;        /* a list, or NULL */
-    const sw_node *config;       /* any YAML, or NULL */
+    sw_ref process;        /* a process.lua */
+    sw_ref host;           /* a process.host; id NULL: the default host */
+    const sw_node *input;  /* a list, or NULL */
+    const sw_node *config; /* any YAML, or NULL */
     sw_lifecycle lifecycle;
 } sw_service;
 
 typedef struct sw_group {
-    int strategy;                /* sw_strategy */
+    int strategy; /* sw_strategy */
     int64_t intensity;
     int64_t period_ns;
-    sw_reflist children;         /* services and groups, in start order */
+    sw_reflist children; /* services and groups, in start order */
     sw_lifecycle lifecycle;
 } sw_group;
 
 typedef enum { SW_EFFECT_ALLOW, SW_EFFECT_DENY } sw_effect;
-typedef enum { SW_FIELD_ACTOR_ID, SW_FIELD_ACTOR_META, SW_FIELD_ACTION, SW_FIELD_RESOURCE, SW_FIELD_META } sw_field_root;
 typedef enum {
-    SW_OP_EQ, SW_OP_NE, SW_OP_LT, SW_OP_GT, SW_OP_LTE, SW_OP_GTE, SW_OP_IN, SW_OP_NIN,
-    SW_OP_EXISTS, SW_OP_NEXISTS, SW_OP_CONTAINS, SW_OP_NCONTAINS, SW_OP_MATCHES, SW_OP_NMATCHES
+    SW_FIELD_ACTOR_ID,
+    SW_FIELD_ACTOR_META,
+    SW_FIELD_ACTION,
+    SW_FIELD_RESOURCE,
+    SW_FIELD_META
+} sw_field_root;
+typedef enum {
+    SW_OP_EQ,
+    SW_OP_NE,
+    SW_OP_LT,
+    SW_OP_GT,
+    SW_OP_LTE,
+    SW_OP_GTE,
+    SW_OP_IN,
+    SW_OP_NIN,
+    SW_OP_EXISTS,
+    SW_OP_NEXISTS,
+    SW_OP_CONTAINS,
+    SW_OP_NCONTAINS,
+    SW_OP_MATCHES,
+    SW_OP_NMATCHES
 } sw_operator;
 
 typedef struct sw_field_path {
-    const char *text;            /* as written: actor.meta.org.plan */
-    int root;                    /* sw_field_root */
-    size_t n;                    /* path segments after the root (meta paths only) */
+    const char *text; /* as written: actor.meta.org.plan */
+    int root;         /* sw_field_root */
+    size_t n;         /* path segments after the root (meta paths only) */
     const char **segs;
 } sw_field_path;
 
 typedef struct sw_condition {
     sw_field_path field;
-    int op;                      /* sw_operator */
-    const sw_node *value;        /* NULL when value_from is used (or exists without a value) */
+    int op;               /* sw_operator */
+    const sw_node *value; /* NULL when value_from is used (or exists without a value) */
     bool has_value_from;
     sw_field_path value_from;
 } sw_condition;
@@ -153,25 +173,25 @@ typedef struct sw_strlist {
 } sw_strlist;
 
 typedef struct sw_policy {
-    sw_strlist actions;          /* patterns: "*", a literal, or a literal prefix ending in "*" */
+    sw_strlist actions; /* patterns: "*", a literal, or a literal prefix ending in "*" */
     sw_strlist resources;
-    int effect;                  /* sw_effect */
+    int effect; /* sw_effect */
     size_t n_conditions;
     sw_condition *conditions;
-    sw_strlist groups;           /* qualified ns:g */
+    sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
 struct sw_entry {
     const char *id, *ns, *name;
     sw_kind kind;
-    const sw_node *node;         /* the entry's mapping as written */
-    const sw_node *meta;         /* file meta merged under the entry's own; may be NULL */
-    const char *file, *dir;      /* the YAML file and its directory */
+    const sw_node *node;    /* the entry's mapping as written */
+    const sw_node *meta;    /* file meta merged under the entry's own; may be NULL */
+    const char *file, *dir; /* the YAML file and its directory */
     unsigned line, col;
-    size_t index;                /* position in the snapshot */
-    const sw_entry *parent;      /* the service.group listing this entry, or NULL */
+    size_t index;           /* position in the snapshot */
+    const sw_entry *parent; /* the service.group listing this entry, or NULL */
     union {
-        sw_process_lua process_lua;  /* process.lua and function.lua */
+        sw_process_lua process_lua; /* process.lua and function.lua */
         sw_library_lua library_lua;
         sw_process_host host;
         sw_service service;

@@ -25,7 +25,7 @@ typedef struct drefs {
 /* One step of a service's search: an entry reached through `via` from item `parent`. */
 typedef struct hop {
     const sw_entry *entry;
-    size_t parent;            /* index in the search queue, or NONE for the service itself */
+    size_t parent; /* index in the search queue, or NONE for the service itself */
     const dref *via;
 } hop;
 
@@ -37,8 +37,8 @@ typedef struct builder {
     const sw_strmap *ids;
     const sw_entry *const *entries;
     size_t n_entries;
-    size_t *svc_of;           /* entry index -> service index or NONE */
-    drefs *direct;            /* per entry index */
+    size_t *svc_of; /* entry index -> service index or NONE */
+    drefs *direct;  /* per entry index */
 } builder;
 
 static void dref_add(builder *b, drefs *l, const sw_entry *t, const char *path, const sw_node *at)
@@ -59,7 +59,7 @@ typedef struct scan {
     builder *b;
     const sw_entry *self;
     drefs *out;
-    const char *const *skip;  /* top-level paths handled as typed references or not ordered */
+    const char *const *skip; /* top-level paths handled as typed references or not ordered */
     char path[512];
 } scan;
 
@@ -101,8 +101,10 @@ static void scan_node(scan *s, const sw_node *n, size_t len, int depth)
     }
     for (size_t i = 0; i < n->n; i++) {
         bool map = n->type == SW_NODE_MAP;
-        size_t nl = path_append(s->path, sizeof s->path, len, map ? sw_node_key(n, i)->str : NULL, i);
-        if (depth <= 1 && skipped(s, s->path)) continue; /* depth 1: lifecycle.depends_on and the like */
+        size_t nl =
+            path_append(s->path, sizeof s->path, len, map ? sw_node_key(n, i)->str : NULL, i);
+        if (depth <= 1 && skipped(s, s->path))
+            continue; /* depth 1: lifecycle.depends_on and the like */
         scan_node(s, map ? sw_node_val(n, i) : n->kids[i], nl, depth + 1);
     }
     s->path[len] = 0;
@@ -115,23 +117,27 @@ static void typed_ref(builder *b, drefs *out, const sw_ref *r, const char *path)
 
 static void typed_reflist(builder *b, drefs *out, const sw_reflist *l, const char *field)
 {
-    for (size_t i = 0; i < l->n; i++) typed_ref(b, out, &l->v[i], sw_arena_printf(b->a, "%s[%zu]", field, i));
+    for (size_t i = 0; i < l->n; i++)
+        typed_ref(b, out, &l->v[i], sw_arena_printf(b->a, "%s[%zu]", field, i));
 }
 
 static void typed_imports(builder *b, drefs *out, const sw_imports *imps)
 {
     for (size_t i = 0; i < imps->n; i++)
-        typed_ref(b, out, &imps->v[i].library, sw_arena_printf(b->a, "imports.%s", imps->v[i].alias));
+        typed_ref(b, out, &imps->v[i].library,
+                  sw_arena_printf(b->a, "imports.%s", imps->v[i].alias));
 }
 
-static const char *const service_skip[] = {"process", "host", "lifecycle.depends_on", "lifecycle.requires", "lifecycle.security", NULL};
+static const char *const service_skip[] = {
+    "process", "host", "lifecycle.depends_on", "lifecycle.requires", "lifecycle.security", NULL};
 static const char *const lua_skip[] = {"source", "imports", NULL};
 static const char *const group_skip[] = {"children", "lifecycle", NULL};
 
 /* The field an entry's explicit dependencies were written in: depends_on or its alias requires. */
 static const char *depends_field(const sw_entry *e)
 {
-    return sw_node_get(sw_node_get(e->node, "lifecycle"), "requires") ? "lifecycle.requires" : "lifecycle.depends_on";
+    return sw_node_get(sw_node_get(e->node, "lifecycle"), "requires") ? "lifecycle.requires"
+                                                                      : "lifecycle.depends_on";
 }
 
 /* Everything entry e references directly. Hosts and policies never lead anywhere, so they
@@ -145,7 +151,8 @@ static void collect(builder *b, const sw_entry *e, drefs *out)
         typed_ref(b, out, &e->as.service.process, "process");
         typed_reflist(b, out, &e->as.service.lifecycle.depends_on, depends_field(e));
         for (const sw_entry *g = e->parent; g; g = g->parent)
-            typed_reflist(b, out, &g->as.group.lifecycle.depends_on, sw_arena_printf(b->a, "group %s %s", g->id, depends_field(g)));
+            typed_reflist(b, out, &g->as.group.lifecycle.depends_on,
+                          sw_arena_printf(b->a, "group %s %s", g->id, depends_field(g)));
         break;
     case SW_KIND_GROUP:
         s.skip = group_skip; /* a group's depends_on is applied to its children above */
@@ -160,10 +167,8 @@ static void collect(builder *b, const sw_entry *e, drefs *out)
         s.skip = lua_skip;
         typed_imports(b, out, &e->as.library_lua.imports);
         break;
-    case SW_KIND_DATA:
-        break;
-    default:
-        return;
+    case SW_KIND_DATA: break;
+    default: return;
     }
     scan_node(&s, e->node, 0, 0);
 }
@@ -181,10 +186,12 @@ static void render_why(const hop *q, size_t item, const dref *last, char *buf, s
     for (size_t k = 0; k < n; k++) {
         const hop *h = &q[chain[k]];
         if (!h->via) continue; /* the service itself */
-        if (!skip_path && len < size) len += (size_t)snprintf(buf + len, size - len, "%s", h->via->path);
+        if (!skip_path && len < size)
+            len += (size_t)snprintf(buf + len, size - len, "%s", h->via->path);
         if (len >= size) break;
         bool group = h->entry->kind == SW_KIND_GROUP;
-        len += (size_t)snprintf(buf + len, size - len, group ? " via group %s" : " via %s field ", h->entry->id);
+        len += (size_t)snprintf(buf + len, size - len, group ? " via group %s" : " via %s field ",
+                                h->entry->id);
         skip_path = group; /* a member's place in children[] says nothing */
     }
     if (!skip_path && len < size) snprintf(buf + len, size - len, "%s", last->path);
@@ -226,14 +233,16 @@ static bool explicit_path(const hop *q, size_t item, const dref *d)
         if (q[i].entry->kind != SW_KIND_GROUP) return false;
         first = q[i].via;
     }
-    return strncmp(first->path, "lifecycle.depends_on", 20) == 0 || strncmp(first->path, "lifecycle.requires", 18) == 0 ||
+    return strncmp(first->path, "lifecycle.depends_on", 20) == 0 ||
+           strncmp(first->path, "lifecycle.requires", 18) == 0 ||
            strncmp(first->path, "group ", 6) == 0;
 }
 
 /* Breadth-first from service i through data, code and group entries; every service met is a
  * dependency (the first path found is the one shown). Returns the length of the search queue,
  * whose items after the first are the non-service entries reached. */
-static size_t service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, size_t *seen_svc, edgelist *out)
+static size_t service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry, size_t *seen_svc,
+                            edgelist *out)
 {
     const sw_entry *self = b->g->services[i];
     size_t head = 0, tail = 0;
@@ -252,7 +261,8 @@ static size_t service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry
                 if ((to == i && !explicit_self) || seen_svc[to] == i + 1) continue;
                 seen_svc[to] = i + 1;
                 render_why(queue, item, d, text, sizeof text);
-                edge_add(out, (sw_edge){i, to, sw_arena_strdup(b->a, text), written_at(queue, item, d)});
+                edge_add(out,
+                         (sw_edge){i, to, sw_arena_strdup(b->a, text), written_at(queue, item, d)});
             } else if (seen_entry[t->index] != i + 1) {
                 seen_entry[t->index] = i + 1;
                 queue[tail++] = (hop){t, item, d};
@@ -285,7 +295,8 @@ static void build_edges(builder *b)
     sw_graph *g = b->g;
     size_t n = b->n_entries ? b->n_entries : 1;
     hop *queue = malloc(n * sizeof *queue);
-    size_t *seen_entry = calloc(n, sizeof *seen_entry), *seen_svc = calloc(g->n ? g->n : 1, sizeof *seen_svc);
+    size_t *seen_entry = calloc(n, sizeof *seen_entry),
+           *seen_svc = calloc(g->n ? g->n : 1, sizeof *seen_svc);
     if (!queue || !seen_entry || !seen_svc) abort();
     edgelist all = {0};
     reachlist reach = {0};
@@ -315,13 +326,16 @@ static void build_edges(builder *b)
 static size_t compute_levels(sw_graph *g, sw_arena *a)
 {
     size_t n = g->n, done = 0;
-    size_t *pending = calloc(n ? n : 1, sizeof *pending), *queue = malloc((n ? n : 1) * sizeof *queue);
-    size_t *rstart = calloc(n + 1, sizeof *rstart), *rev = malloc((g->n_edges ? g->n_edges : 1) * sizeof *rev);
+    size_t *pending = calloc(n ? n : 1, sizeof *pending),
+           *queue = malloc((n ? n : 1) * sizeof *queue);
+    size_t *rstart = calloc(n + 1, sizeof *rstart),
+           *rev = malloc((g->n_edges ? g->n_edges : 1) * sizeof *rev);
     if (!pending || !queue || !rstart || !rev) abort();
     for (size_t e = 0; e < g->n_edges; e++) rstart[g->edges[e].to + 1]++;
     for (size_t i = 0; i < n; i++) rstart[i + 1] += rstart[i];
     size_t *fill = calloc(n ? n : 1, sizeof *fill);
-    for (size_t e = 0; e < g->n_edges; e++) rev[rstart[g->edges[e].to] + fill[g->edges[e].to]++] = g->edges[e].from;
+    for (size_t e = 0; e < g->n_edges; e++)
+        rev[rstart[g->edges[e].to] + fill[g->edges[e].to]++] = g->edges[e].from;
     g->level = sw_arena_alloc(a, (n ? n : 1) * sizeof *g->level);
     size_t head = 0, tail = 0;
     for (size_t i = 0; i < n; i++) {
@@ -340,28 +354,36 @@ static size_t compute_levels(sw_graph *g, sw_arena *a)
     }
     for (size_t i = 0; i < n; i++)
         if (pending[i]) g->level[i] = NONE; /* on or behind a cycle */
-    free(pending); free(queue); free(rstart); free(rev); free(fill);
+    free(pending);
+    free(queue);
+    free(rstart);
+    free(rev);
+    free(fill);
     return done;
 }
 
-static void report_cycle(const sw_graph *g, const size_t *path, const size_t *via, size_t len, sw_diags *d)
+static void report_cycle(const sw_graph *g, const size_t *path, const size_t *via, size_t len,
+                         sw_diags *d)
 {
     char msg[900];
     size_t n = 0;
     n += (size_t)snprintf(msg, sizeof msg, "dependency cycle: ");
     for (size_t i = 0; i < len && n < sizeof msg; i++)
         n += (size_t)snprintf(msg + n, sizeof msg - n, "%s -> ", g->services[path[i]]->id);
-    if (n < sizeof msg) n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", g->services[path[0]]->id);
+    if (n < sizeof msg)
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", g->services[path[0]]->id);
     const sw_edge *first = &g->edges[via[0]];
     const sw_entry *e = g->services[path[0]];
     /* The field slot names what the service wrote; a path through other entries goes into
      * the message, so the slot stays a field path. */
     char field[512];
     const char *through = strstr(first->why, " via ");
-    snprintf(field, sizeof field, "%.*s", through ? (int)(through - first->why) : (int)strlen(first->why), first->why);
+    snprintf(field, sizeof field, "%.*s",
+             through ? (int)(through - first->why) : (int)strlen(first->why), first->why);
     if (through && n < sizeof msg) snprintf(msg + n, sizeof msg - n, " (%s%s)", field, through);
     /* The edge may come from an enclosing group's depends_on, written in the group's file. */
-    sw_diags_add(d, first->at ? first->at->file : e->file, first->at ? first->at->line : e->line, first->at ? first->at->col : e->col, e->id, field, "%s", msg);
+    sw_diags_add(d, first->at ? first->at->file : e->file, first->at ? first->at->line : e->line,
+                 first->at ? first->at->col : e->col, e->id, field, "%s", msg);
 }
 
 /* Tarjan's strongly connected components of the services left without a level: comp[i] is the
@@ -370,7 +392,8 @@ static void report_cycle(const sw_graph *g, const size_t *path, const size_t *vi
 static void components(const sw_graph *g, size_t *comp)
 {
     size_t n = g->n ? g->n : 1, next = 0, n_comp = 0, sp = 0, fp = 0;
-    size_t *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low), *stack = malloc(n * sizeof *stack);
+    size_t *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low),
+           *stack = malloc(n * sizeof *stack);
     size_t *frame = malloc(n * sizeof *frame), *cursor = malloc(n * sizeof *cursor);
     unsigned char *on_stack = calloc(n, 1);
     if (!index || !low || !stack || !frame || !cursor || !on_stack) abort();
@@ -410,13 +433,19 @@ static void components(const sw_graph *g, size_t *comp)
             n_comp++;
         }
     }
-    free(index); free(low); free(stack); free(frame); free(cursor); free(on_stack);
+    free(index);
+    free(low);
+    free(stack);
+    free(frame);
+    free(cursor);
+    free(on_stack);
 }
 
 /* Breadth-first from start inside its component: the edge that closes the shortest cycle back to
  * start, or NONE (a component of one service that does not depend on itself). prev[v] is the
  * edge v was reached by; seen[v] == start + 1 marks this search. */
-static size_t shortest_cycle(const sw_graph *g, const size_t *comp, size_t start, size_t *prev, size_t *seen, size_t *queue)
+static size_t shortest_cycle(const sw_graph *g, const size_t *comp, size_t start, size_t *prev,
+                             size_t *seen, size_t *queue)
 {
     size_t head = 0, tail = 0;
     queue[tail++] = start;
@@ -441,8 +470,10 @@ static size_t shortest_cycle(const sw_graph *g, const size_t *comp, size_t start
 static void find_cycles(const sw_graph *g, sw_diags *d)
 {
     size_t n = g->n ? g->n : 1;
-    size_t *comp = malloc(n * sizeof *comp), *prev = malloc(n * sizeof *prev), *seen = calloc(n, sizeof *seen);
-    size_t *queue = malloc(n * sizeof *queue), *path = malloc(n * sizeof *path), *via = malloc(n * sizeof *via);
+    size_t *comp = malloc(n * sizeof *comp), *prev = malloc(n * sizeof *prev),
+           *seen = calloc(n, sizeof *seen);
+    size_t *queue = malloc(n * sizeof *queue), *path = malloc(n * sizeof *path),
+           *via = malloc(n * sizeof *via);
     unsigned char *done = calloc(n, 1);
     if (!comp || !prev || !seen || !queue || !path || !via || !done) abort();
     components(g, comp);
@@ -465,10 +496,17 @@ static void find_cycles(const sw_graph *g, sw_diags *d)
         for (size_t i = 0; i < len; i++) path[i] = g->edges[via[i]].from;
         report_cycle(g, path, via, len, d);
     }
-    free(comp); free(prev); free(seen); free(queue); free(path); free(via); free(done);
+    free(comp);
+    free(prev);
+    free(seen);
+    free(queue);
+    free(path);
+    free(via);
+    free(done);
 }
 
-int sw_graph_build(sw_graph *g, sw_arena *a, const sw_entry *const *entries, size_t n, const sw_strmap *ids, sw_diags *diags)
+int sw_graph_build(sw_graph *g, sw_arena *a, const sw_entry *const *entries, size_t n,
+                   const sw_strmap *ids, sw_diags *diags)
 {
     memset(g, 0, sizeof *g);
     builder b = {.g = g, .a = a, .ids = ids, .entries = entries, .n_entries = n};

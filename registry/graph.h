@@ -10,18 +10,18 @@
 #include "strmap.h"
 
 typedef struct sw_edge {
-    size_t from, to;            /* service indexes */
-    const char *why;            /* field path, e.g. "config.database" or "config.cfg via app:cfg field db" */
-    const sw_node *at;          /* where the reference is written */
+    size_t from, to;   /* service indexes */
+    const char *why;   /* field path, e.g. "config.database" or "config.cfg via app:cfg field db" */
+    const sw_node *at; /* where the reference is written */
 } sw_edge;
 
 typedef struct sw_graph {
-    size_t n;                   /* services */
-    const sw_entry **services;  /* in load order */
+    size_t n;                  /* services */
+    const sw_entry **services; /* in load order */
     size_t n_edges;
-    sw_edge *edges;             /* grouped by `from`, in field order */
-    size_t *deps;               /* edges of service i: edges[deps[i] .. deps[i+1]) */
-    size_t *level;              /* 0 for no dependencies, else 1 + the highest dependency level */
+    sw_edge *edges; /* grouped by `from`, in field order */
+    size_t *deps;   /* edges of service i: edges[deps[i] .. deps[i+1]) */
+    size_t *level;  /* 0 for no dependencies, else 1 + the highest dependency level */
     size_t n_levels;
     /* The non-service entries (code, libraries, data, groups) each service reaches by
      * reference, in search order: reach[reach_start[i] .. reach_start[i+1]). What a reload

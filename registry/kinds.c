@@ -11,31 +11,41 @@
 #include "readfile.h"
 #include "units.h"
 
-#define N(a) (sizeof(a) / sizeof *(a))
+#define N(a)             (sizeof(a) / sizeof *(a))
 #define MAX_SOURCE_BYTES (16u * 1024 * 1024)
 
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
-    "process", "channel", "time", "logger", "errors", "json", "registry", "security", "net",
-    "funcs", "http", "coroutine", "string", "table", "math", "bit", NULL};
+    "process", "channel", "time",      "logger", "errors", "json", "registry", "security", "net",
+    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",      NULL};
 
 /* ---- source ---- */
 
 static bool inside(const char *root, const char *path)
 {
     size_t n = strlen(root);
-    return strncmp(root, path, n) == 0 && (path[n] == '/' || path[n] == 0 || (n == 1 && root[0] == '/'));
+    return strncmp(root, path, n) == 0 &&
+           (path[n] == '/' || path[n] == 0 || (n == 1 && root[0] == '/'));
 }
 
 static void load_source_file(sw_parse *p, const sw_node *n, sw_source *src)
 {
     const char *rel = n->str + 7;
-    if (!*rel) { sw_parse_error(p, n, "file:// needs a path relative to the YAML file"); return; }
-    if (rel[0] == '/') { sw_parse_error(p, n, "file://%s: the path must be relative to the YAML file", rel); return; }
+    if (!*rel) {
+        sw_parse_error(p, n, "file:// needs a path relative to the YAML file");
+        return;
+    }
+    if (rel[0] == '/') {
+        sw_parse_error(p, n, "file://%s: the path must be relative to the YAML file", rel);
+        return;
+    }
     char joined[PATH_MAX], real[PATH_MAX];
     snprintf(joined, sizeof joined, "%s/%s", p->dir, rel);
-    if (!realpath(joined, real)) { sw_parse_error(p, n, "file://%s: %s", rel, strerror(errno)); return; }
+    if (!realpath(joined, real)) {
+        sw_parse_error(p, n, "file://%s: %s", rel, strerror(errno));
+        return;
+    }
     if (!p->app_root || !inside(p->app_root, real)) {
         sw_parse_error(p, n, "file://%s resolves outside the app directory", rel);
         return;
@@ -44,7 +54,10 @@ static void load_source_file(sw_parse *p, const sw_node *n, sw_source *src)
     size_t len = 0;
     /* real has no symlink left in it: one appearing now is a swap, refused (O_NOFOLLOW) */
     char *text = sw_read_regular_file(real, MAX_SOURCE_BYTES, "larger than 16MB", true, &len, &why);
-    if (!text) { sw_parse_error(p, n, "file://%s: %s", rel, why); return; }
+    if (!text) {
+        sw_parse_error(p, n, "file://%s: %s", rel, why);
+        return;
+    }
     src->path = sw_arena_strdup(p->arena, joined);
     src->text = sw_arena_strndup(p->arena, text, len);
     src->len = len;
@@ -54,9 +67,18 @@ static void load_source_file(sw_parse *p, const sw_node *n, sw_source *src)
 static void parse_source(sw_parse *p, const sw_node *n, void *dst)
 {
     sw_source *src = dst;
-    if (!sw_node_is_string(n)) { sw_parse_error(p, n, "expected file://path or Lua code, got %s", sw_node_describe(n)); return; }
-    if (strncmp(n->str, "file://", 7) == 0) { load_source_file(p, n, src); return; }
-    if (n->len == 0) { sw_parse_error(p, n, "empty source"); return; }
+    if (!sw_node_is_string(n)) {
+        sw_parse_error(p, n, "expected file://path or Lua code, got %s", sw_node_describe(n));
+        return;
+    }
+    if (strncmp(n->str, "file://", 7) == 0) {
+        load_source_file(p, n, src);
+        return;
+    }
+    if (n->len == 0) {
+        sw_parse_error(p, n, "empty source");
+        return;
+    }
     src->path = NULL;
     src->text = n->str;
     src->len = n->len;
@@ -68,14 +90,19 @@ static bool lua_identifier(const char *s)
 {
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
     for (s++; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
     return true;
 }
 
 static void parse_imports(sw_parse *p, const sw_node *n, void *dst)
 {
     sw_imports *imps = dst;
-    if (n->type != SW_NODE_MAP) { sw_parse_error(p, n, "expected a mapping {alias: library id}, got %s", sw_node_describe(n)); return; }
+    if (n->type != SW_NODE_MAP) {
+        sw_parse_error(p, n, "expected a mapping {alias: library id}, got %s", sw_node_describe(n));
+        return;
+    }
     imps->n = n->n;
     imps->v = sw_arena_alloc(p->arena, (n->n ? n->n : 1) * sizeof *imps->v);
     for (size_t i = 0; i < n->n; i++) {
@@ -84,7 +111,8 @@ static void parse_imports(sw_parse *p, const sw_node *n, void *dst)
         imp->alias = key->str;
         size_t saved = sw_path_push(p, key->str);
         bool shadows = false;
-        for (const char *const *m = sw_host_module_names; *m; m++) shadows |= strcmp(*m, key->str) == 0;
+        for (const char *const *m = sw_host_module_names; *m; m++)
+            shadows |= strcmp(*m, key->str) == 0;
         if (!lua_identifier(key->str)) sw_parse_error(p, key, "alias must be a Lua identifier");
         else if (shadows) sw_parse_error(p, key, "alias \"%s\" shadows a host module", key->str);
         sw_parse_ref(p, sw_node_val(n, i), SW_KINDBIT(SW_KIND_LIBRARY_LUA), false, &imp->library);
@@ -102,29 +130,60 @@ static const sw_field mailbox_fields[] = {
 static const sw_schema mailbox_schema = {mailbox_fields, N(mailbox_fields)};
 
 static const sw_field limits_fields[] = {
-    {.name = "memory", .type = SW_F_SIZE, .offset = offsetof(sw_process_lua, limits.memory) - offsetof(sw_process_lua, limits), .flags = SW_F_POSITIVE},
-    {.name = "reductions", .type = SW_F_INT, .offset = offsetof(sw_process_lua, limits.reductions) - offsetof(sw_process_lua, limits), .min = 100, .max = 1e9},
-    {.name = "mailbox", .type = SW_F_OBJECT, .offset = offsetof(sw_process_lua, limits.mailbox) - offsetof(sw_process_lua, limits), .sub = &mailbox_schema},
+    {.name = "memory",
+     .type = SW_F_SIZE,
+     .offset = offsetof(sw_process_lua, limits.memory) - offsetof(sw_process_lua, limits),
+     .flags = SW_F_POSITIVE},
+    {.name = "reductions",
+     .type = SW_F_INT,
+     .offset = offsetof(sw_process_lua, limits.reductions) - offsetof(sw_process_lua, limits),
+     .min = 100,
+     .max = 1e9},
+    {.name = "mailbox",
+     .type = SW_F_OBJECT,
+     .offset = offsetof(sw_process_lua, limits.mailbox) - offsetof(sw_process_lua, limits),
+     .sub = &mailbox_schema},
 };
 static const sw_schema limits_schema = {limits_fields, N(limits_fields)};
 
 static const sw_field process_lua_fields[] = {
-    {.name = "source", .type = SW_F_CUSTOM, .offset = offsetof(sw_process_lua, source), .flags = SW_F_REQUIRED, .custom = parse_source},
+    {.name = "source",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_process_lua, source),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_source},
     {.name = "method", .type = SW_F_STRING, .offset = offsetof(sw_process_lua, method)},
-    {.name = "imports", .type = SW_F_CUSTOM, .offset = offsetof(sw_process_lua, imports), .custom = parse_imports},
-    {.name = "limits", .type = SW_F_OBJECT, .offset = offsetof(sw_process_lua, limits), .sub = &limits_schema},
+    {.name = "imports",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_process_lua, imports),
+     .custom = parse_imports},
+    {.name = "limits",
+     .type = SW_F_OBJECT,
+     .offset = offsetof(sw_process_lua, limits),
+     .sub = &limits_schema},
     {.name = "jit", .type = SW_F_BOOL, .offset = offsetof(sw_process_lua, jit)},
 };
 static const sw_schema process_lua_schema = {process_lua_fields, N(process_lua_fields)};
 
 static const sw_field library_lua_fields[] = {
-    {.name = "source", .type = SW_F_CUSTOM, .offset = offsetof(sw_library_lua, source), .flags = SW_F_REQUIRED, .custom = parse_source},
-    {.name = "imports", .type = SW_F_CUSTOM, .offset = offsetof(sw_library_lua, imports), .custom = parse_imports},
+    {.name = "source",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_library_lua, source),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_source},
+    {.name = "imports",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_library_lua, imports),
+     .custom = parse_imports},
 };
 static const sw_schema library_lua_schema = {library_lua_fields, N(library_lua_fields)};
 
 static const sw_field host_fields[] = {
-    {.name = "workers", .type = SW_F_INT, .offset = offsetof(sw_process_host, workers), .min = 1, .max = 1024},
+    {.name = "workers",
+     .type = SW_F_INT,
+     .offset = offsetof(sw_process_host, workers),
+     .min = 1,
+     .max = 1024},
 };
 static const sw_schema host_schema = {host_fields, N(host_fields)};
 
@@ -139,7 +198,11 @@ static const sw_field restart_fields[] = {
     {.name = "policy", .type = SW_F_ENUM, .offset = RS(policy), .enums = restart_policies},
     {.name = "initial_delay", .type = SW_F_DURATION, .offset = RS(initial_delay_ns)},
     {.name = "max_delay", .type = SW_F_DURATION, .offset = RS(max_delay_ns)},
-    {.name = "backoff_factor", .type = SW_F_NUMBER, .offset = RS(backoff_factor), .min = 1, .max = 1000},
+    {.name = "backoff_factor",
+     .type = SW_F_NUMBER,
+     .offset = RS(backoff_factor),
+     .min = 1,
+     .max = 1000},
     {.name = "jitter", .type = SW_F_NUMBER, .offset = RS(jitter), .min = 0, .max = 1},
     {.name = "max_attempts", .type = SW_F_INT, .offset = RS(max_attempts), .min = 0, .max = 1e9},
 };
@@ -155,14 +218,21 @@ static const sw_schema actor_schema = {actor_fields, N(actor_fields)};
 static const sw_field security_fields[] = {
     {.name = "actor", .type = SW_F_OBJECT, .offset = 0, .sub = &actor_schema},
     {.name = "groups", .type = SW_F_REFLIST, .offset = SC(groups), .flags = SW_F_GROUPREF},
-    {.name = "policies", .type = SW_F_REFLIST, .offset = SC(policies), .kinds = SW_KINDBIT(SW_KIND_POLICY)},
+    {.name = "policies",
+     .type = SW_F_REFLIST,
+     .offset = SC(policies),
+     .kinds = SW_KINDBIT(SW_KIND_POLICY)},
 };
 static const sw_schema security_schema = {security_fields, N(security_fields)};
 
 static void parse_security(sw_parse *p, const sw_node *n, void *dst)
 {
     sw_security_ctx *ctx = dst;
-    if (n->type != SW_NODE_MAP) { sw_parse_error(p, n, "expected a mapping {actor, groups, policies}, got %s", sw_node_describe(n)); return; }
+    if (n->type != SW_NODE_MAP) {
+        sw_parse_error(p, n, "expected a mapping {actor, groups, policies}, got %s",
+                       sw_node_describe(n));
+        return;
+    }
     ctx->present = true;
     sw_schema_parse(p, &security_schema, n, ctx, NULL);
 }
@@ -170,10 +240,13 @@ static void parse_security(sw_parse *p, const sw_node *n, void *dst)
 static const sw_field lifecycle_limits_fields[] = {
     {.name = "processes", .type = SW_F_INT, .offset = 0, .min = 1, .max = 1e9},
 };
-static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields, N(lifecycle_limits_fields)};
+static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
+                                                  N(lifecycle_limits_fields)};
 
-#define DEP_KINDS (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
-                   SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) | SW_KINDBIT(SW_KIND_FUNCTION_LUA))
+#define DEP_KINDS                                                                         \
+    (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
+     SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) |                  \
+     SW_KINDBIT(SW_KIND_FUNCTION_LUA))
 #define LC(f) offsetof(sw_lifecycle, f)
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
@@ -208,8 +281,15 @@ static void lifecycle_defaults(sw_lifecycle *lc)
 
 #define SV(f) offsetof(sw_service, f)
 static const sw_field service_fields[] = {
-    {.name = "process", .type = SW_F_REF, .offset = SV(process), .flags = SW_F_REQUIRED, .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
-    {.name = "host", .type = SW_F_REF, .offset = SV(host), .kinds = SW_KINDBIT(SW_KIND_PROCESS_HOST)},
+    {.name = "process",
+     .type = SW_F_REF,
+     .offset = SV(process),
+     .flags = SW_F_REQUIRED,
+     .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
+    {.name = "host",
+     .type = SW_F_REF,
+     .offset = SV(host),
+     .kinds = SW_KINDBIT(SW_KIND_PROCESS_HOST)},
     {.name = "input", .type = SW_F_LIST, .offset = SV(input)},
     {.name = "config", .type = SW_F_ANY, .offset = SV(config)},
     {.name = "lifecycle", .type = SW_F_OBJECT, .offset = SV(lifecycle), .sub = &lifecycle_schema},
@@ -221,7 +301,10 @@ static const sw_field group_fields[] = {
     {.name = "strategy", .type = SW_F_ENUM, .offset = GR(strategy), .enums = strategies},
     {.name = "intensity", .type = SW_F_INT, .offset = GR(intensity), .min = 0, .max = 1e9},
     {.name = "period", .type = SW_F_DURATION, .offset = GR(period_ns), .flags = SW_F_POSITIVE},
-    {.name = "children", .type = SW_F_REFLIST, .offset = GR(children), .flags = SW_F_REQUIRED | SW_F_NONEMPTY,
+    {.name = "children",
+     .type = SW_F_REFLIST,
+     .offset = GR(children),
+     .flags = SW_F_REQUIRED | SW_F_NONEMPTY,
      .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP)},
     {.name = "lifecycle", .type = SW_F_OBJECT, .offset = GR(lifecycle), .sub = &lifecycle_schema},
 };
@@ -248,8 +331,9 @@ static const sw_kind_def kinds[] = {
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {"process.lua", "library.lua", "process.host", "process.service",
-                                     "service.group", "security.policy", "registry.entry", "function.lua", NULL};
+const char *const sw_kind_names[] = {"process.lua",     "library.lua",   "process.host",
+                                     "process.service", "service.group", "security.policy",
+                                     "registry.entry",  "function.lua",  NULL};
 
 const sw_kind_def *sw_kind_lookup(const char *name)
 {

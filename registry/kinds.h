@@ -7,7 +7,7 @@
 typedef struct sw_kind_def {
     const char *name;
     sw_kind kind;
-    const sw_schema *schema;           /* NULL: free-form (registry.entry) */
+    const sw_schema *schema; /* NULL: free-form (registry.entry) */
     void (*defaults)(sw_entry *e);
 } sw_kind_def;
 

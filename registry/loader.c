@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "kinds.h"
+#include "loader_internal.h"
 #include "readfile.h"
 #include "registry.h"
 #include "schema.h"
@@ -39,7 +40,8 @@ static void pathlist_add(pathlist *l, const char *p)
 static bool has_yaml_ext(const char *name)
 {
     size_t n = strlen(name);
-    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0);
+    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) ||
+           (n > 4 && strcmp(name + n - 4, ".yml") == 0);
 }
 
 /* Symlinked directories are not followed, so a link loop cannot trap the walk. Anything else
@@ -69,7 +71,10 @@ static void walk(const char *dir, pathlist *out, sw_diags *diags, int depth)
     closedir(d);
 }
 
-static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int path_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* A FIFO or device named *.yaml is listed too, and refused here without blocking. */
 static char *read_whole(const char *path, size_t *len, sw_diags *diags)
@@ -81,14 +86,6 @@ static char *read_whole(const char *path, size_t *len, sw_diags *diags)
 }
 
 /* ---- one file ---- */
-
-typedef struct loader {
-    sw_registry *r;
-    sw_diags *diags;
-    sw_parse parse;
-    size_t cap_entries;
-    bool failed;
-} loader;
 
 static const char *const file_keys[] = {"version", "namespace", "meta", "entries"};
 
@@ -126,7 +123,8 @@ static const sw_node *merge_meta(sw_arena *a, const sw_node *file_meta, const sw
     return m;
 }
 
-static void error_at(loader *L, const char *file, const sw_node *n, const char *entry, const char *field, const char *msg)
+void sw_loader_error_at(loader *L, const char *file, const sw_node *n, const char *entry,
+                        const char *field, const char *msg)
 {
     sw_diags_add(L->diags, file, n ? n->line : 1, n ? n->col : 1, entry, field, "%s", msg);
     L->failed = true;
@@ -134,40 +132,50 @@ static void error_at(loader *L, const char *file, const sw_node *n, const char *
 
 /* name and kind: returns false if the entry cannot be parsed further; *name is set whenever the
  * name is valid. `where` is "entries[i]", the field path used while there is no entry id. */
-static bool entry_identity(loader *L, const sw_node *item, const char *ns, const char *where, const char **name,
-                           const sw_kind_def **def)
+static bool entry_identity(loader *L, const sw_node *item, const char *ns, const char *where,
+                           const char **name, const sw_kind_def **def)
 {
     const char *file = L->parse.file;
     const sw_node *nn = sw_node_get(item, "name"), *kn = sw_node_get(item, "kind");
     char field[48];
     snprintf(field, sizeof field, "%s.name", where);
     bool ok = true;
-    if (!nn) { error_at(L, file, item, NULL, field, "required field is missing"); ok = false; }
-    else if (!sw_node_is_string(nn) || !sw_valid_name(nn->str)) {
-        error_at(L, file, nn, NULL, field, "must be a name of letters, digits, _ . - (no colon)");
+    if (!nn) {
+        sw_loader_error_at(L, file, item, NULL, field, "required field is missing");
+        ok = false;
+    } else if (!sw_node_is_string(nn) || !sw_valid_name(nn->str)) {
+        sw_loader_error_at(L, file, nn, NULL, field,
+                           "must be a name of letters, digits, _ . - (no colon)");
         ok = false;
     }
     *name = ok ? nn->str : NULL;
     char *id = ok ? sw_arena_printf(&L->r->arena, "%s:%s", ns, nn->str) : NULL;
-    if (!kn) { error_at(L, file, item, id, "kind", "required field is missing"); return false; }
+    if (!kn) {
+        sw_loader_error_at(L, file, item, id, "kind", "required field is missing");
+        return false;
+    }
     if (!sw_node_is_string(kn) || !(*def = sw_kind_lookup(kn->str))) {
-        const char *hint = sw_node_is_string(kn) ? sw_suggest(kn->str, sw_kind_names, SW_KIND__COUNT) : NULL;
+        const char *hint =
+            sw_node_is_string(kn) ? sw_suggest(kn->str, sw_kind_names, SW_KIND__COUNT) : NULL;
         char msg[256];
-        snprintf(msg, sizeof msg, "unknown kind \"%s\"%s%s%s", sw_node_is_string(kn) ? kn->str : sw_node_describe(kn),
+        snprintf(msg, sizeof msg, "unknown kind \"%s\"%s%s%s",
+                 sw_node_is_string(kn) ? kn->str : sw_node_describe(kn),
                  hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
-        error_at(L, file, kn, id, "kind", msg);
+        sw_loader_error_at(L, file, kn, id, "kind", msg);
         return false;
     }
     return ok;
 }
 
-static void load_entry(loader *L, const sw_node *item, const char *ns, const sw_node *file_meta, size_t index)
+static void load_entry(loader *L, const sw_node *item, const char *ns, const sw_node *file_meta,
+                       size_t index)
 {
     sw_parse *p = &L->parse;
     char field[32];
     snprintf(field, sizeof field, "entries[%zu]", index);
     if (item->type != SW_NODE_MAP) {
-        error_at(L, p->file, item, NULL, field, "an entry must be a mapping with name and kind");
+        sw_loader_error_at(L, p->file, item, NULL, field,
+                           "an entry must be a mapping with name and kind");
         return;
     }
     const char *name = NULL;
@@ -200,15 +208,16 @@ static void load_entry(loader *L, const sw_node *item, const char *ns, const sw_
     if (meta && meta->type != SW_NODE_MAP) {
         char msg[64];
         snprintf(msg, sizeof msg, "expected a mapping, got %s", sw_node_describe(meta));
-        error_at(L, p->file, meta, e->id, "meta", msg);
+        sw_loader_error_at(L, p->file, meta, e->id, "meta", msg);
         meta = NULL;
     }
     e->meta = merge_meta(&L->r->arena, file_meta, meta);
     sw_entry *first = sw_strmap_put(&L->r->ids, e->id, e);
     if (first) {
         char msg[512];
-        snprintf(msg, sizeof msg, "duplicate id %s (first defined at %s:%u:%u)", e->id, first->file, first->line, first->col);
-        error_at(L, p->file, sw_node_get(item, "name"), e->id, "name", msg);
+        snprintf(msg, sizeof msg, "duplicate id %s (first defined at %s:%u:%u)", e->id, first->file,
+                 first->line, first->col);
+        sw_loader_error_at(L, p->file, sw_node_get(item, "name"), e->id, "name", msg);
         return;
     }
     p->entry_id = e->id;
@@ -225,8 +234,9 @@ static void unknown_file_key(loader *L, const sw_node *key)
 {
     const char *hint = sw_suggest(key->str, file_keys, 4);
     char msg[200];
-    snprintf(msg, sizeof msg, "unknown field%s%s%s", hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
-    error_at(L, L->parse.file, key, NULL, key->str, msg);
+    snprintf(msg, sizeof msg, "unknown field%s%s%s", hint ? " (did you mean \"" : "",
+             hint ? hint : "", hint ? "\"?)" : "");
+    sw_loader_error_at(L, L->parse.file, key, NULL, key->str, msg);
 }
 
 /* version, namespace, meta, entries. Returns the namespace or NULL. */
@@ -240,18 +250,25 @@ static const char *file_header(loader *L, const sw_node *root)
         if (!known) unknown_file_key(L, k);
     }
     const sw_node *v = sw_node_get(root, "version");
-    if (v && !(v->type == SW_NODE_SCALAR && (strcmp(v->str, "1.0") == 0 || strcmp(v->str, "1") == 0)))
-        error_at(L, file, v, NULL, "version", "unsupported version (this host reads \"1.0\")");
+    if (v &&
+        !(v->type == SW_NODE_SCALAR && (strcmp(v->str, "1.0") == 0 || strcmp(v->str, "1") == 0)))
+        sw_loader_error_at(L, file, v, NULL, "version",
+                           "unsupported version (this host reads \"1.0\")");
     const sw_node *meta = sw_node_get(root, "meta");
     if (meta && meta->type != SW_NODE_MAP) {
         char msg[64];
         snprintf(msg, sizeof msg, "expected a mapping, got %s", sw_node_describe(meta));
-        error_at(L, file, meta, NULL, "meta", msg);
+        sw_loader_error_at(L, file, meta, NULL, "meta", msg);
     }
     const sw_node *ns = sw_node_get(root, "namespace");
-    if (!ns) { error_at(L, file, root, NULL, "namespace", "required field is missing: every file names its namespace"); return NULL; }
+    if (!ns) {
+        sw_loader_error_at(L, file, root, NULL, "namespace",
+                           "required field is missing: every file names its namespace");
+        return NULL;
+    }
     if (!sw_node_is_string(ns) || !sw_valid_name(ns->str)) {
-        error_at(L, file, ns, NULL, "namespace", "must be a name of letters, digits, _ . - (no colon)");
+        sw_loader_error_at(L, file, ns, NULL, "namespace",
+                           "must be a name of letters, digits, _ . - (no colon)");
         return NULL;
     }
     return ns->str;
@@ -265,17 +282,24 @@ static void load_root(loader *L, const char *file, const sw_node *root)
     L->parse.file = file;
     L->parse.dir = slash ? sw_arena_strndup(a, file, (size_t)(slash - file)) : ".";
     L->r->n_files++;
-    if (!root) { L->failed = true; return; }
+    if (!root) {
+        L->failed = true;
+        return;
+    }
     if (root->type != SW_NODE_MAP) {
-        error_at(L, file, root, NULL, NULL, "expected a mapping with namespace and entries at the top of the file");
+        sw_loader_error_at(L, file, root, NULL, NULL,
+                           "expected a mapping with namespace and entries at the top of the file");
         return;
     }
     const char *ns = file_header(L, root);
     const sw_node *entries = sw_node_get(root, "entries");
-    if (!entries) { error_at(L, file, root, NULL, "entries", "required field is missing"); return; }
+    if (!entries) {
+        sw_loader_error_at(L, file, root, NULL, "entries", "required field is missing");
+        return;
+    }
     if (entries->type != SW_NODE_SEQ) {
         if (!(entries->type == SW_NODE_SCALAR && entries->scalar == SW_SCALAR_NULL))
-            error_at(L, file, entries, NULL, "entries", "expected a list of entries");
+            sw_loader_error_at(L, file, entries, NULL, "entries", "expected a list of entries");
         return;
     }
     if (!ns) return;
@@ -290,8 +314,8 @@ static void load_root(loader *L, const char *file, const sw_node *root)
  * taken in sorted path order on the calling thread, so results never depend on timing. */
 
 typedef struct parsed_file {
-    const char *path;              /* in the snapshot's arena */
-    const char *text;              /* given in memory, or NULL: read from path */
+    const char *path; /* in the snapshot's arena */
+    const char *text; /* given in memory, or NULL: read from path */
     size_t len;
     sw_arena arena;
     sw_diags diags;
@@ -350,141 +374,15 @@ static void load_parsed(loader *L, parsed_file *files, size_t n)
     }
 }
 
-/* ---- checks across entries ---- */
-
-static void ref_error(loader *L, const sw_pending_ref *pr, const char *fmt, const char *a1, const char *a2)
-{
-    char msg[600];
-    snprintf(msg, sizeof msg, fmt, a1, a2 ? a2 : "");
-    const sw_entry *owner = sw_strmap_get(&L->r->ids, pr->entry_id);
-    error_at(L, owner ? owner->file : NULL, pr->ref->node, pr->entry_id, pr->path, msg);
-}
-
-/* A likely intended id among the entries of the kinds the field accepts: the same name in
- * another namespace (a relative reference resolved in the wrong one), else the closest
- * spelling. Runs only on an error, so scanning all ids is fine. */
-static const char *suggest_id(const sw_registry *r, const char *id, unsigned kinds)
-{
-    const char *name = strchr(id, ':') + 1;
-    const char **ids = malloc((r->n_entries ? r->n_entries : 1) * sizeof *ids);
-    if (!ids) return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_entries; i++) {
-        const sw_entry *e = r->entries[i];
-        if (!(kinds & SW_KINDBIT(e->kind))) continue;
-        if (strcmp(e->name, name) == 0) { free(ids); return e->id; }
-        ids[n++] = e->id;
-    }
-    const char *hint = sw_suggest(id, ids, n);
-    free(ids);
-    return hint;
-}
-
-static void kinds_wanted(unsigned kinds, char *buf, size_t size)
-{
-    buf[0] = 0;
-    for (int k = 0; k < SW_KIND__COUNT; k++) {
-        if (!(kinds & SW_KINDBIT(k))) continue;
-        if (buf[0]) strncat(buf, " or ", size - strlen(buf) - 1);
-        strncat(buf, sw_kind_name(k), size - strlen(buf) - 1);
-    }
-}
-
-static void collect_policy_groups(loader *L, sw_strmap *groups)
-{
-    for (size_t i = 0; i < L->r->n_entries; i++) {
-        const sw_entry *e = L->r->entries[i];
-        if (e->kind != SW_KIND_POLICY) continue;
-        for (size_t g = 0; g < e->as.policy.groups.n; g++) sw_strmap_put(groups, e->as.policy.groups.v[g], (void *)e);
-    }
-}
-
-static void resolve_refs(loader *L)
-{
-    sw_strmap groups;
-    sw_strmap_init(&groups);
-    collect_policy_groups(L, &groups);
-    for (size_t i = 0; i < L->parse.n_pending; i++) {
-        const sw_pending_ref *pr = &L->parse.pending[i];
-        if (pr->group) {
-            if (!sw_strmap_get(&groups, pr->ref->id)) ref_error(L, pr, "no policy joins group %s", pr->ref->id, NULL);
-            continue;
-        }
-        const sw_entry *t = sw_strmap_get(&L->r->ids, pr->ref->id);
-        if (!t) {
-            const char *hint = suggest_id(L->r, pr->ref->id, pr->kinds);
-            ref_error(L, pr, hint ? "%s names no entry (did you mean %s?)" : "%s names no entry%s", pr->ref->id, hint);
-            continue;
-        }
-        if (t->kind == SW_KIND__COUNT) continue; /* an entry without a valid kind: already reported */
-        if (!(pr->kinds & SW_KINDBIT(t->kind))) {
-            char want[160];
-            kinds_wanted(pr->kinds, want, sizeof want);
-            char msg[400];
-            snprintf(msg, sizeof msg, "%%s is a %s; expected a %s", sw_kind_name(t->kind), want);
-            ref_error(L, pr, msg, t->id, NULL);
-            continue;
-        }
-        pr->ref->target = t;
-    }
-    sw_strmap_free(&groups);
-}
-
-/* True, with "group contains itself: g -> child -> ... -> g" in msg, when making g the parent of
- * child would close a loop: child is g itself or one of g's enclosing groups. */
-static bool group_loop(const sw_entry *g, const sw_entry *child, char *msg, size_t size)
-{
-    size_t n = 0;
-    const sw_entry *up = g;
-    while (up && up != child) { up = up->parent; n++; }
-    if (!up) return false;
-    /* child is g's n-th ancestor; from child the loop goes back down g's ancestors to g. */
-    size_t len = (size_t)snprintf(msg, size, "group contains itself: %s", g->id);
-    for (size_t depth = n; depth >= 1 && len < size; depth--) {
-        up = g;
-        for (size_t k = 0; k < depth; k++) up = up->parent;
-        len += (size_t)snprintf(msg + len, size - len, " -> %s", up->id);
-    }
-    if (len < size) snprintf(msg + len, size - len, " -> %s", g->id);
-    return true;
-}
-
-/* A service or group belongs to at most one group; a group may not contain itself. Parents are
- * set only when neither applies, so parent chains always end (the graph relies on it). */
-static void check_groups(loader *L)
-{
-    for (size_t i = 0; i < L->r->n_entries; i++) {
-        sw_entry *g = L->r->entries[i];
-        if (g->kind != SW_KIND_GROUP) continue;
-        for (size_t c = 0; c < g->as.group.children.n; c++) {
-            const sw_ref *ref = &g->as.group.children.v[c];
-            sw_entry *child = (sw_entry *)ref->target;
-            if (!child) continue;
-            char path[48], msg[512];
-            snprintf(path, sizeof path, "children[%zu]", c);
-            if (group_loop(g, child, msg, sizeof msg)) {
-                error_at(L, g->file, ref->node, g->id, path, msg);
-                continue;
-            }
-            if (child->parent) {
-                snprintf(msg, sizeof msg, "%s already belongs to group %s (%s:%u:%u)", child->id, child->parent->id,
-                         child->parent->file, child->parent->line, child->parent->col);
-                error_at(L, g->file, ref->node, g->id, path, msg);
-                continue;
-            }
-            child->parent = g;
-        }
-    }
-}
-
 static void finish(loader *L)
 {
-    resolve_refs(L);
-    check_groups(L);
+    sw_loader_resolve_refs(L);
+    sw_loader_check_groups(L);
     /* The graph is built even after other errors (unresolved references are left out), so a
      * cycle is reported together with everything else. */
     sw_registry *r = L->r;
-    if (sw_graph_build(&r->graph, &r->arena, (const sw_entry *const *)r->entries, r->n_entries, &r->ids, L->diags) != 0)
+    if (sw_graph_build(&r->graph, &r->arena, (const sw_entry *const *)r->entries, r->n_entries,
+                       &r->ids, L->diags) != 0)
         L->failed = true;
     r->n_services = r->graph.n;
 }
@@ -522,14 +420,17 @@ static sw_registry *loader_done(loader *L)
     return NULL;
 }
 
-sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *files, size_t n, sw_diags *diags)
+sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *files, size_t n,
+                                    sw_diags *diags)
 {
     loader L;
     loader_init(&L, registry_new(root), diags, root);
     parsed_file *parsed = calloc(n ? n : 1, sizeof *parsed);
     if (!parsed) abort();
     for (size_t i = 0; i < n; i++)
-        parsed[i] = (parsed_file){.path = sw_arena_strdup(&L.r->arena, files[i].path), .text = files[i].text, .len = files[i].len};
+        parsed[i] = (parsed_file){.path = sw_arena_strdup(&L.r->arena, files[i].path),
+                                  .text = files[i].text,
+                                  .len = files[i].len};
     load_parsed(&L, parsed, n);
     free(parsed);
     return loader_done(&L);
@@ -539,7 +440,8 @@ sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
 {
     struct stat st;
     if (stat(dir, &st) != 0) {
-        sw_diags_add(diags, dir, 0, 0, NULL, NULL, "cannot read the app directory: %s", strerror(errno));
+        sw_diags_add(diags, dir, 0, 0, NULL, NULL, "cannot read the app directory: %s",
+                     strerror(errno));
         return NULL;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -549,11 +451,14 @@ sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags)
     pathlist files = {0};
     size_t before = diags->n;
     walk(dir, &files, diags, 0);
-    if (files.n) qsort(files.v, files.n, sizeof *files.v, path_cmp); /* files.v is NULL when empty */
+    if (files.n)
+        qsort(files.v, files.n, sizeof *files.v, path_cmp); /* files.v is NULL when empty */
     loader L;
     loader_init(&L, registry_new(dir), diags, dir);
     L.failed = diags->n > before;
-    if (files.n == 0) sw_diags_add(diags, dir, 0, 0, NULL, NULL, "no *.yaml or *.yml files found"), L.failed = true;
+    if (files.n == 0)
+        sw_diags_add(diags, dir, 0, 0, NULL, NULL, "no *.yaml or *.yml files found"),
+            L.failed = true;
     parsed_file *parsed = calloc(files.n ? files.n : 1, sizeof *parsed);
     if (!parsed) abort();
     for (size_t i = 0; i < files.n; i++) {
@@ -582,4 +487,7 @@ void sw_registry_free(const sw_registry *cr)
     free(r);
 }
 
-const sw_entry *sw_registry_get(const sw_registry *r, const char *id) { return sw_strmap_get(&r->ids, id); }
+const sw_entry *sw_registry_get(const sw_registry *r, const char *id)
+{
+    return sw_strmap_get(&r->ids, id);
+}

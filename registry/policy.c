@@ -7,9 +7,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-const char *const sw_operator_names[] = {
-    "eq", "ne", "lt", "gt", "lte", "gte", "in", "nin", "exists", "nexists",
-    "contains", "ncontains", "matches", "nmatches", NULL};
+const char *const sw_operator_names[] = {"eq",       "ne",        "lt",      "gt",       "lte",
+                                         "gte",      "in",        "nin",     "exists",   "nexists",
+                                         "contains", "ncontains", "matches", "nmatches", NULL};
 
 static const char *const effects[] = {"allow", "deny", NULL};
 
@@ -68,8 +68,11 @@ static void parse_patterns(sw_parse *p, const sw_node *n, void *dst)
         if (sw_pattern_valid(list->v[i])) continue;
         const sw_node *at = n->type == SW_NODE_SEQ ? n->kids[i] : n;
         size_t saved = n->type == SW_NODE_SEQ ? sw_path_push_index(p, i) : p->path_len;
-        sw_parse_error(p, at, "invalid pattern \"%s\": \"*\" may stand alone or end a literal prefix (\"app.data:*\"); "
-                       "other \"*\" and \"?\" are not allowed", list->v[i]);
+        sw_parse_error(p, at,
+                       "invalid pattern \"%s\": \"*\" may stand alone or end a literal prefix "
+                       "(\"app.data:*\"); "
+                       "other \"*\" and \"?\" are not allowed",
+                       list->v[i]);
         sw_path_pop(p, saved);
     }
 }
@@ -91,13 +94,16 @@ static void check_regex(sw_parse *p, const sw_node *v)
         pcre2_pattern_info(re, PCRE2_INFO_BACKREFMAX, &backrefs);
         pcre2_code_free(re);
         if (backrefs || strstr(v->str, "(*"))
-            sw_parse_error(p, v, "regular expression \"%s\" uses %s, which linear-time matching does not support", v->str,
-                           backrefs ? "a backreference" : "a backtracking verb \"(*...)\"");
+            sw_parse_error(
+                p, v,
+                "regular expression \"%s\" uses %s, which linear-time matching does not support",
+                v->str, backrefs ? "a backreference" : "a backtracking verb \"(*...)\"");
         return;
     }
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(code, msg, sizeof msg);
-    sw_parse_error(p, v, "invalid regular expression \"%s\": %s at offset %zu", v->str, (const char *)msg, (size_t)offset);
+    sw_parse_error(p, v, "invalid regular expression \"%s\": %s at offset %zu", v->str,
+                   (const char *)msg, (size_t)offset);
 }
 
 /* The value's shape must suit the operator; types of scalars are checked at evaluation. */
@@ -107,28 +113,35 @@ static void check_value(sw_parse *p, const sw_condition *c, const sw_node *v)
     case SW_OP_IN:
     case SW_OP_NIN:
         if (v->type != SW_NODE_SEQ) {
-            sw_parse_error(p, v, "operator %s needs a list value, got %s", sw_operator_names[c->op], sw_node_describe(v));
+            sw_parse_error(p, v, "operator %s needs a list value, got %s", sw_operator_names[c->op],
+                           sw_node_describe(v));
             return;
         }
         for (size_t i = 0; i < v->n; i++)
             if (!is_scalar_value(v->kids[i])) {
-                sw_parse_error(p, v->kids[i], "operator %s: list items must be strings, numbers or booleans", sw_operator_names[c->op]);
+                sw_parse_error(p, v->kids[i],
+                               "operator %s: list items must be strings, numbers or booleans",
+                               sw_operator_names[c->op]);
                 return;
             }
         return;
     case SW_OP_EXISTS:
     case SW_OP_NEXISTS:
         if (v->type != SW_NODE_SCALAR || v->scalar != SW_SCALAR_BOOL)
-            sw_parse_error(p, v, "operator %s takes no value or true/false, got %s", sw_operator_names[c->op], sw_node_describe(v));
+            sw_parse_error(p, v, "operator %s takes no value or true/false, got %s",
+                           sw_operator_names[c->op], sw_node_describe(v));
         return;
     case SW_OP_MATCHES:
     case SW_OP_NMATCHES:
-        if (!sw_node_is_string(v)) sw_parse_error(p, v, "operator %s needs a regular expression string, got %s", sw_operator_names[c->op], sw_node_describe(v));
+        if (!sw_node_is_string(v))
+            sw_parse_error(p, v, "operator %s needs a regular expression string, got %s",
+                           sw_operator_names[c->op], sw_node_describe(v));
         else check_regex(p, v);
         return;
     default:
         if (!is_scalar_value(v))
-            sw_parse_error(p, v, "operator %s needs a string, number or boolean value, got %s", sw_operator_names[c->op], sw_node_describe(v));
+            sw_parse_error(p, v, "operator %s needs a string, number or boolean value, got %s",
+                           sw_operator_names[c->op], sw_node_describe(v));
         return;
     }
 }
@@ -138,7 +151,10 @@ static void parse_field_path(sw_parse *p, const sw_node *n, void *dst)
     const char *text;
     if (!sw_read_string(p, n, &text)) return;
     if (!sw_field_path_parse(p->arena, text, dst))
-        sw_parse_error(p, n, "unknown field \"%s\": use actor.id, actor.meta.<path>, action, resource or meta.<path>", text);
+        sw_parse_error(p, n,
+                       "unknown field \"%s\": use actor.id, actor.meta.<path>, action, resource or "
+                       "meta.<path>",
+                       text);
 }
 
 static void parse_value_from(sw_parse *p, const sw_node *n, void *dst)
@@ -149,17 +165,30 @@ static void parse_value_from(sw_parse *p, const sw_node *n, void *dst)
 }
 
 static const sw_field condition_fields[] = {
-    {.name = "field", .type = SW_F_CUSTOM, .offset = offsetof(sw_condition, field), .flags = SW_F_REQUIRED, .custom = parse_field_path},
-    {.name = "operator", .type = SW_F_ENUM, .offset = offsetof(sw_condition, op), .flags = SW_F_REQUIRED, .enums = sw_operator_names},
+    {.name = "field",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_condition, field),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_field_path},
+    {.name = "operator",
+     .type = SW_F_ENUM,
+     .offset = offsetof(sw_condition, op),
+     .flags = SW_F_REQUIRED,
+     .enums = sw_operator_names},
     {.name = "value", .type = SW_F_ANY, .offset = offsetof(sw_condition, value)},
-    {.name = "value_from", .type = SW_F_CUSTOM, .offset = offsetof(sw_condition, value_from), .custom = parse_value_from},
+    {.name = "value_from",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_condition, value_from),
+     .custom = parse_value_from},
 };
-static const sw_schema condition_schema = {condition_fields, sizeof condition_fields / sizeof *condition_fields};
+static const sw_schema condition_schema = {condition_fields,
+                                           sizeof condition_fields / sizeof *condition_fields};
 
 static void parse_condition(sw_parse *p, const sw_node *n, sw_condition *c)
 {
     if (n->type != SW_NODE_MAP) {
-        sw_parse_error(p, n, "expected a condition mapping {field, operator, value}, got %s", sw_node_describe(n));
+        sw_parse_error(p, n, "expected a condition mapping {field, operator, value}, got %s",
+                       sw_node_describe(n));
         return;
     }
     c->op = -1;
@@ -175,7 +204,9 @@ static void parse_condition(sw_parse *p, const sw_node *n, sw_condition *c)
     else if (!c->value && !c->has_value_from && !optional_value)
         sw_parse_error(p, n, "operator %s needs value or value_from", sw_operator_names[c->op]);
     else if (c->has_value_from && (c->op == SW_OP_MATCHES || c->op == SW_OP_NMATCHES))
-        sw_parse_error(p, n, "operator %s needs a regular expression in value (value_from is not allowed)", sw_operator_names[c->op]);
+        sw_parse_error(
+            p, n, "operator %s needs a regular expression in value (value_from is not allowed)",
+            sw_operator_names[c->op]);
     else if (c->value) {
         size_t saved = sw_path_push(p, "value");
         check_value(p, c, c->value);
@@ -215,15 +246,39 @@ static void parse_groups(sw_parse *p, const sw_node *n, void *dst)
 }
 
 static const sw_field policy_fields[] = {
-    {.name = "actions", .type = SW_F_CUSTOM, .offset = offsetof(sw_policy, actions), .flags = SW_F_REQUIRED, .custom = parse_patterns},
-    {.name = "resources", .type = SW_F_CUSTOM, .offset = offsetof(sw_policy, resources), .flags = SW_F_REQUIRED, .custom = parse_patterns},
-    {.name = "effect", .type = SW_F_ENUM, .offset = offsetof(sw_policy, effect), .flags = SW_F_REQUIRED, .enums = effects},
-    {.name = "conditions", .type = SW_F_CUSTOM, .offset = offsetof(sw_policy, conditions), .custom = parse_conditions},
+    {.name = "actions",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_policy, actions),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_patterns},
+    {.name = "resources",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_policy, resources),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_patterns},
+    {.name = "effect",
+     .type = SW_F_ENUM,
+     .offset = offsetof(sw_policy, effect),
+     .flags = SW_F_REQUIRED,
+     .enums = effects},
+    {.name = "conditions",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_policy, conditions),
+     .custom = parse_conditions},
 };
-static const sw_schema policy_schema = {policy_fields, sizeof policy_fields / sizeof *policy_fields};
+static const sw_schema policy_schema = {policy_fields,
+                                        sizeof policy_fields / sizeof *policy_fields};
 
 static const sw_field policy_entry_fields[] = {
-    {.name = "policy", .type = SW_F_OBJECT, .offset = 0, .flags = SW_F_REQUIRED, .sub = &policy_schema},
-    {.name = "groups", .type = SW_F_CUSTOM, .offset = offsetof(sw_policy, groups), .custom = parse_groups},
+    {.name = "policy",
+     .type = SW_F_OBJECT,
+     .offset = 0,
+     .flags = SW_F_REQUIRED,
+     .sub = &policy_schema},
+    {.name = "groups",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_policy, groups),
+     .custom = parse_groups},
 };
-const sw_schema sw_policy_entry_schema = {policy_entry_fields, sizeof policy_entry_fields / sizeof *policy_entry_fields};
+const sw_schema sw_policy_entry_schema = {policy_entry_fields,
+                                          sizeof policy_entry_fields / sizeof *policy_entry_fields};

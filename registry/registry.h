@@ -15,14 +15,14 @@
 
 typedef struct sw_registry {
     sw_arena arena;
-    const char *root;           /* the app directory as given */
+    const char *root; /* the app directory as given */
     size_t n_files;
     size_t n_entries;
-    sw_entry **entries;         /* sorted path order, then order within each file */
-    sw_strmap ids;              /* id -> sw_entry */
+    sw_entry **entries; /* sorted path order, then order within each file */
+    sw_strmap ids;      /* id -> sw_entry */
     sw_graph graph;
     size_t n_services;
-    atomic_uint refs;           /* 1 at load; see sw_registry_retain */
+    atomic_uint refs; /* 1 at load; see sw_registry_retain */
 } sw_registry;
 
 /* A file given in memory (tests, fuzzing). `path` is shown in errors; file:// sources resolve
@@ -38,7 +38,8 @@ typedef struct sw_registry_file {
  * (diags is not sorted: call sw_diags_finish). Never exits. */
 sw_registry *sw_registry_load_dir(const char *dir, sw_diags *diags);
 /* Same, from files in memory, which must already be in the intended order. */
-sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *files, size_t n, sw_diags *diags);
+sw_registry *sw_registry_load_files(const char *root, const sw_registry_file *files, size_t n,
+                                    sw_diags *diags);
 /* A snapshot is shared by reference: whoever keeps one past the loader's (the runtime, each
  * process, a compiled policy set) retains it, and sw_registry_free drops one reference,
  * freeing the snapshot with the last. Both are thread-safe; NULL is ignored. */

@@ -16,7 +16,8 @@ void sw_parse_error(sw_parse *p, const sw_node *n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sw_diags_add(p->diags, p->file, n ? n->line : 0, n ? n->col : 0, p->entry_id, p->path, "%s", msg);
+    sw_diags_add(p->diags, p->file, n ? n->line : 0, n ? n->col : 0, p->entry_id, p->path, "%s",
+                 msg);
     p->ok = false;
 }
 
@@ -52,7 +53,8 @@ bool sw_valid_name(const char *s)
     if (!*s) return false;
     for (; *s; s++) {
         char c = *s;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
             return false;
     }
     return true;
@@ -84,7 +86,9 @@ void sw_parse_ref(sw_parse *p, const sw_node *n, unsigned kinds, bool group, sw_
     }
     const char *id = sw_qualify(p, n->str);
     if (!sw_valid_id(id)) {
-        sw_parse_error(p, n, "\"%s\" is not a valid reference (ns:name or name, using letters, digits, _ . -)", n->str);
+        sw_parse_error(
+            p, n, "\"%s\" is not a valid reference (ns:name or name, using letters, digits, _ . -)",
+            n->str);
         return;
     }
     dst->id = id;
@@ -170,7 +174,8 @@ bool sw_read_strlist(sw_parse *p, const sw_node *n, bool allow_scalar, sw_strlis
         return true;
     }
     if (n->type != SW_NODE_SEQ) {
-        sw_parse_error(p, n, "expected %s, got %s", allow_scalar ? "a string or a list of strings" : "a list of strings",
+        sw_parse_error(p, n, "expected %s, got %s",
+                       allow_scalar ? "a string or a list of strings" : "a list of strings",
                        sw_node_describe(n));
         return false;
     }
@@ -203,7 +208,8 @@ static void parse_int(sw_parse *p, const sw_field *f, const sw_node *n, int64_t 
 {
     if (n->type != SW_NODE_SCALAR || n->scalar != SW_SCALAR_INT) {
         bool fraction = n->type == SW_NODE_SCALAR && n->scalar == SW_SCALAR_FLOAT;
-        sw_parse_error(p, n, "expected a whole number, got %s", fraction ? n->str : sw_node_describe(n));
+        sw_parse_error(p, n, "expected a whole number, got %s",
+                       fraction ? n->str : sw_node_describe(n));
         return;
     }
     if (fabs(n->num) > 9.0e15) {
@@ -227,7 +233,7 @@ static void parse_number(sw_parse *p, const sw_field *f, const sw_node *n, doubl
 }
 
 #define DURATION_HINT "use \"250ms\", \"1.5s\", \"2m\", \"1h\" or a number of seconds"
-#define SIZE_HINT "use \"64KB\", \"32MB\", \"1GB\" or a number of bytes"
+#define SIZE_HINT     "use \"64KB\", \"32MB\", \"1GB\" or a number of bytes"
 
 static void parse_duration(sw_parse *p, const sw_field *f, const sw_node *n, int64_t *dst)
 {
@@ -235,11 +241,13 @@ static void parse_duration(sw_parse *p, const sw_field *f, const sw_node *n, int
     int rc = -1;
     if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT))
         rc = sw_duration_from_seconds(n->num, &ns);
-    else if (sw_node_is_string(n))
-        rc = sw_parse_duration(n->str, &ns);
+    else if (sw_node_is_string(n)) rc = sw_parse_duration(n->str, &ns);
     if (rc != 0) {
-        if (n->type == SW_NODE_SCALAR) sw_parse_error(p, n, "invalid duration \"%s\": %s", n->str, DURATION_HINT);
-        else sw_parse_error(p, n, "expected a duration, got %s: %s", sw_node_describe(n), DURATION_HINT);
+        if (n->type == SW_NODE_SCALAR)
+            sw_parse_error(p, n, "invalid duration \"%s\": %s", n->str, DURATION_HINT);
+        else
+            sw_parse_error(p, n, "expected a duration, got %s: %s", sw_node_describe(n),
+                           DURATION_HINT);
         return;
     }
     if ((f->flags & SW_F_POSITIVE) && ns == 0) {
@@ -253,7 +261,8 @@ static void parse_size(sw_parse *p, const sw_field *f, const sw_node *n, uint64_
 {
     uint64_t bytes = 0;
     int rc = -1;
-    if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT) && n->num >= 0 && n->num < 1.8e19) {
+    if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT) &&
+        n->num >= 0 && n->num < 1.8e19) {
         bytes = (uint64_t)n->num;
         rc = n->num == floor(n->num) ? 0 : SW_UNITS_FRACTION;
     } else if (sw_node_is_string(n)) {
@@ -264,7 +273,8 @@ static void parse_size(sw_parse *p, const sw_field *f, const sw_node *n, uint64_
         return;
     }
     if (rc != 0) {
-        if (n->type == SW_NODE_SCALAR) sw_parse_error(p, n, "invalid size \"%s\": %s", n->str, SIZE_HINT);
+        if (n->type == SW_NODE_SCALAR)
+            sw_parse_error(p, n, "invalid size \"%s\": %s", n->str, SIZE_HINT);
         else sw_parse_error(p, n, "expected a size, got %s: %s", sw_node_describe(n), SIZE_HINT);
         return;
     }
@@ -294,10 +304,13 @@ static void parse_enum(sw_parse *p, const sw_field *f, const sw_node *n, int *ds
     }
     const char *hint = sw_node_is_string(n) ? sw_suggest(n->str, f->enums, count) : NULL;
     if (hint)
-        sw_parse_error(p, n, "unknown value \"%s\" (did you mean \"%s\"?); expected one of: %s", n->str, hint, list);
+        sw_parse_error(p, n, "unknown value \"%s\" (did you mean \"%s\"?); expected one of: %s",
+                       n->str, hint, list);
     else
-        sw_parse_error(p, n, "unknown value %s%s%s; expected one of: %s", n->type == SW_NODE_SCALAR ? "\"" : "",
-                       n->type == SW_NODE_SCALAR ? n->str : sw_node_describe(n), n->type == SW_NODE_SCALAR ? "\"" : "", list);
+        sw_parse_error(p, n, "unknown value %s%s%s; expected one of: %s",
+                       n->type == SW_NODE_SCALAR ? "\"" : "",
+                       n->type == SW_NODE_SCALAR ? n->str : sw_node_describe(n),
+                       n->type == SW_NODE_SCALAR ? "\"" : "", list);
 }
 
 static void parse_reflist(sw_parse *p, const sw_field *f, const sw_node *n, sw_reflist *dst)
@@ -379,7 +392,8 @@ static void unknown_field(sw_parse *p, const sw_schema *schema, const sw_node *k
     sw_path_pop(p, saved);
 }
 
-void sw_schema_parse(sw_parse *p, const sw_schema *schema, const sw_node *map, void *dst, const char *const *skip)
+void sw_schema_parse(sw_parse *p, const sw_schema *schema, const sw_node *map, void *dst,
+                     const char *const *skip)
 {
     const sw_field *seen_at_offset[64] = {0};
     for (size_t i = 0; i < map->n; i++) {
@@ -395,9 +409,11 @@ void sw_schema_parse(sw_parse *p, const sw_schema *schema, const sw_node *map, v
         /* Two names for one field (depends_on / requires): refuse both at once. */
         for (size_t j = 0; j < schema->n && j < 64; j++) {
             const sw_field *o = seen_at_offset[j];
-            if (o && o != f && o->offset == f->offset && o->type == f->type && f->type != SW_F_OBJECT) {
+            if (o && o != f && o->offset == f->offset && o->type == f->type &&
+                f->type != SW_F_OBJECT) {
                 size_t saved = sw_path_push(p, key->str);
-                sw_parse_error(p, key, "\"%s\" and \"%s\" are the same field: give one", key->str, seen_at_offset[j]->name);
+                sw_parse_error(p, key, "\"%s\" and \"%s\" are the same field: give one", key->str,
+                               seen_at_offset[j]->name);
                 sw_path_pop(p, saved);
             }
         }

@@ -13,8 +13,20 @@
 #include "entry.h"
 
 typedef enum sw_ftype {
-    SW_F_STRING, SW_F_BOOL, SW_F_INT, SW_F_NUMBER, SW_F_DURATION, SW_F_SIZE, SW_F_ENUM,
-    SW_F_REF, SW_F_REFLIST, SW_F_ANY, SW_F_LIST, SW_F_MAP, SW_F_OBJECT, SW_F_CUSTOM
+    SW_F_STRING,
+    SW_F_BOOL,
+    SW_F_INT,
+    SW_F_NUMBER,
+    SW_F_DURATION,
+    SW_F_SIZE,
+    SW_F_ENUM,
+    SW_F_REF,
+    SW_F_REFLIST,
+    SW_F_ANY,
+    SW_F_LIST,
+    SW_F_MAP,
+    SW_F_OBJECT,
+    SW_F_CUSTOM
 } sw_ftype;
 
 enum { SW_F_REQUIRED = 1, SW_F_NONEMPTY = 2, SW_F_GROUPREF = 4, SW_F_POSITIVE = 8 };
@@ -27,11 +39,11 @@ typedef struct sw_field {
     sw_ftype type;
     size_t offset;
     unsigned flags;
-    unsigned kinds;                     /* REF/REFLIST: allowed target kinds (SW_KINDBIT) */
-    const char *const *enums;           /* ENUM: NULL-terminated names, value = index */
-    const sw_schema *sub;               /* OBJECT */
+    unsigned kinds;           /* REF/REFLIST: allowed target kinds (SW_KINDBIT) */
+    const char *const *enums; /* ENUM: NULL-terminated names, value = index */
+    const sw_schema *sub;     /* OBJECT */
     void (*custom)(sw_parse *p, const sw_node *n, void *dst);
-    double min, max;                    /* INT/NUMBER bounds, inclusive; applied when min < max */
+    double min, max; /* INT/NUMBER bounds, inclusive; applied when min < max */
 } sw_field;
 
 struct sw_schema {
@@ -43,7 +55,7 @@ struct sw_schema {
 typedef struct sw_pending_ref {
     sw_ref *ref;
     unsigned kinds;
-    bool group;                         /* a security group name, not an entry */
+    bool group; /* a security group name, not an entry */
     const char *entry_id, *path;
 } sw_pending_ref;
 
@@ -51,12 +63,12 @@ struct sw_parse {
     sw_arena *arena;
     sw_diags *diags;
     const char *file, *dir, *entry_id, *ns;
-    const char *app_root;               /* realpath of the app directory, for file:// checks */
+    const char *app_root; /* realpath of the app directory, for file:// checks */
     char path[512];
     size_t path_len;
     sw_pending_ref *pending;
     size_t n_pending, cap_pending;
-    bool ok;                            /* false after any error in the current entry */
+    bool ok; /* false after any error in the current entry */
 };
 
 /* Validates map against schema and fills dst (defaults must already be in dst). `skip` lists
@@ -65,7 +77,8 @@ void sw_schema_parse(sw_parse *p, const sw_schema *schema, const sw_node *map, v
                      const char *const *skip);
 
 /* Reports an error at node n for the current entry and field path (plus `sub`, if given). */
-void sw_parse_error(sw_parse *p, const sw_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void sw_parse_error(sw_parse *p, const sw_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Field path bookkeeping: push ".name" or "[i]"; pop restores the previous length. */
 size_t sw_path_push(sw_parse *p, const char *name);

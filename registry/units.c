@@ -12,10 +12,16 @@ static size_t read_number(const char *s, double *out)
 {
     size_t i = 0;
     int digits = 0;
-    while (s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    while (s[i] >= '0' && s[i] <= '9') {
+        i++;
+        digits++;
+    }
     if (s[i] == '.') {
         i++;
-        while (s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+        while (s[i] >= '0' && s[i] <= '9') {
+            i++;
+            digits++;
+        }
     }
     if (!digits) return 0;
     char buf[64];
@@ -38,9 +44,11 @@ typedef struct unit {
     double scale;
 } unit;
 
-static const unit duration_units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"h", 3600}, {NULL, 0}};
-static const unit size_units[] = {{"", 1}, {"B", 1}, {"KB", 1024.0}, {"MB", 1024.0 * 1024},
-                                  {"GB", 1024.0 * 1024 * 1024}, {NULL, 0}};
+static const unit duration_units[] = {{"", 1},   {"s", 1},    {"ms", 1e-3},
+                                      {"m", 60}, {"h", 3600}, {NULL, 0}};
+static const unit size_units[] = {
+    {"", 1},  {"B", 1}, {"KB", 1024.0}, {"MB", 1024.0 * 1024}, {"GB", 1024.0 * 1024 * 1024},
+    {NULL, 0}};
 
 /* A number followed by one of units: its value times the unit's scale. 0, or -1. */
 static int scaled(const char *text, const unit *units, double *out)
@@ -96,9 +104,14 @@ int sw_parse_size(const char *text, uint64_t *out_bytes)
 
 void sw_format_duration(int64_t ns, char *buf, unsigned size)
 {
-    static const struct { int64_t unit; const char *name; } whole[] = {
-        {3600 * SW_NS_PER_S, "h"}, {60 * SW_NS_PER_S, "m"}, {SW_NS_PER_S, "s"}};
-    if (ns == 0) { snprintf(buf, size, "0s"); return; }
+    static const struct {
+        int64_t unit;
+        const char *name;
+    } whole[] = {{3600 * SW_NS_PER_S, "h"}, {60 * SW_NS_PER_S, "m"}, {SW_NS_PER_S, "s"}};
+    if (ns == 0) {
+        snprintf(buf, size, "0s");
+        return;
+    }
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
         if (ns % whole[i].unit == 0) {
             snprintf(buf, size, "%lld%s", (long long)(ns / whole[i].unit), whole[i].name);
@@ -111,7 +124,8 @@ void sw_format_duration(int64_t ns, char *buf, unsigned size)
     }
     /* Exact seconds with up to nine decimals: "1.5s", "0.000000001s". */
     char digits[48];
-    snprintf(digits, sizeof digits, "%lld.%09lld", (long long)(ns / SW_NS_PER_S), (long long)(ns % SW_NS_PER_S));
+    snprintf(digits, sizeof digits, "%lld.%09lld", (long long)(ns / SW_NS_PER_S),
+             (long long)(ns % SW_NS_PER_S));
     size_t len = strlen(digits);
     while (digits[len - 1] == '0') digits[--len] = 0;
     snprintf(buf, size, "%ss", digits);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define SW_NS_PER_MS INT64_C(1000000)
-#define SW_NS_PER_S INT64_C(1000000000)
+#define SW_NS_PER_S  INT64_C(1000000000)
 
 /* Parse text into nanoseconds. 0 on success, -1 if malformed or out of range. */
 int sw_parse_duration(const char *text, int64_t *out_ns);

@@ -53,7 +53,10 @@ static bool is_radix_int(const char *s, const char *prefix, int base)
 {
     if (strncmp(s, prefix, 2) != 0 || !s[2]) return false;
     for (s += 2; *s; s++) {
-        int c = *s, d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+        int c = *s, d = c >= '0' && c <= '9'   ? c - '0'
+                        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                               : 99;
         if (d >= base) return false;
     }
     return true;
@@ -63,10 +66,16 @@ static bool is_float_text(const char *s)
 {
     if (*s == '-' || *s == '+') s++;
     bool digits = false;
-    while (*s >= '0' && *s <= '9') { s++; digits = true; }
+    while (*s >= '0' && *s <= '9') {
+        s++;
+        digits = true;
+    }
     if (*s == '.') {
         s++;
-        while (*s >= '0' && *s <= '9') { s++; digits = true; }
+        while (*s >= '0' && *s <= '9') {
+            s++;
+            digits = true;
+        }
     }
     if (!digits) return false;
     if (*s == 'e' || *s == 'E') {
@@ -98,27 +107,60 @@ static void resolve_plain(sw_node *n)
     const char *s = n->str;
     n->scalar = SW_SCALAR_STRING;
     switch (s[0]) {
-    case 0: case '~': case 'n': case 'N':
+    case 0:
+    case '~':
+    case 'n':
+    case 'N':
         if (one_of(s, nulls)) n->scalar = SW_SCALAR_NULL;
         return;
-    case 't': case 'T':
-        if (one_of(s, trues)) { n->scalar = SW_SCALAR_BOOL; n->num = 1; }
+    case 't':
+    case 'T':
+        if (one_of(s, trues)) {
+            n->scalar = SW_SCALAR_BOOL;
+            n->num = 1;
+        }
         return;
-    case 'f': case 'F':
-        if (one_of(s, falses)) { n->scalar = SW_SCALAR_BOOL; n->num = 0; }
+    case 'f':
+    case 'F':
+        if (one_of(s, falses)) {
+            n->scalar = SW_SCALAR_BOOL;
+            n->num = 0;
+        }
         return;
-    case '.': case '+': case '-':
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-        break;
-    default:
-        return;
+    case '.':
+    case '+':
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9': break;
+    default: return;
     }
-    if (is_int_text(s)) { n->scalar = SW_SCALAR_INT; n->num = strtod(s, NULL); }
-    else if (is_radix_int(s, "0o", 8) || is_radix_int(s, "0x", 16)) { n->scalar = SW_SCALAR_INT; n->num = (double)strtoull(s + 2, NULL, s[1] == 'o' ? 8 : 16); }
-    else if (is_float_text(s)) { n->scalar = SW_SCALAR_FLOAT; n->num = strtod(s, NULL); }
-    else if (one_of(s, infs)) { n->scalar = SW_SCALAR_FLOAT; n->num = INFINITY; }
-    else if (one_of(s, ninfs)) { n->scalar = SW_SCALAR_FLOAT; n->num = -INFINITY; }
-    else if (one_of(s, nans)) { n->scalar = SW_SCALAR_FLOAT; n->num = NAN; }
+    if (is_int_text(s)) {
+        n->scalar = SW_SCALAR_INT;
+        n->num = strtod(s, NULL);
+    } else if (is_radix_int(s, "0o", 8) || is_radix_int(s, "0x", 16)) {
+        n->scalar = SW_SCALAR_INT;
+        n->num = (double)strtoull(s + 2, NULL, s[1] == 'o' ? 8 : 16);
+    } else if (is_float_text(s)) {
+        n->scalar = SW_SCALAR_FLOAT;
+        n->num = strtod(s, NULL);
+    } else if (one_of(s, infs)) {
+        n->scalar = SW_SCALAR_FLOAT;
+        n->num = INFINITY;
+    } else if (one_of(s, ninfs)) {
+        n->scalar = SW_SCALAR_FLOAT;
+        n->num = -INFINITY;
+    } else if (one_of(s, nans)) {
+        n->scalar = SW_SCALAR_FLOAT;
+        n->num = NAN;
+    }
 }
 
 static sw_node *node_new(builder *b, sw_node_type type, const yaml_mark_t *mark)
@@ -136,7 +178,10 @@ static void remember_anchor(builder *b, const char *name, sw_node *node)
 {
     if (!name) return;
     for (size_t i = 0; i < b->n_anchors; i++) {
-        if (strcmp(b->anchors[i].name, name) == 0) { b->anchors[i].node = node; return; }
+        if (strcmp(b->anchors[i].name, name) == 0) {
+            b->anchors[i].node = node;
+            return;
+        }
     }
     if (b->n_anchors == b->cap_anchors) {
         size_t cap = b->cap_anchors ? b->cap_anchors * 2 : 8;
@@ -166,7 +211,8 @@ static void attach(builder *b, sw_node *n, size_t count, const yaml_mark_t *mark
     b->expanded = sat_add(b->expanded, count);
     if (b->expanded > SW_YAML_MAX_EXPANDED) {
         fail(b, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
-             "document expands to more than %s nodes through aliases (refused: alias bomb?)", "1000000");
+             "document expands to more than %s nodes through aliases (refused: alias bomb?)",
+             "1000000");
         return;
     }
     if (b->depth == 0) {
@@ -185,10 +231,12 @@ static void attach(builder *b, sw_node *n, size_t count, const yaml_mark_t *mark
     f->node->weight = sat_add(f->node->weight, n->weight);
 }
 
-static void open_collection(builder *b, sw_node_type type, const yaml_mark_t *mark, const char *anchor_name)
+static void open_collection(builder *b, sw_node_type type, const yaml_mark_t *mark,
+                            const char *anchor_name)
 {
     if (b->depth >= SW_YAML_MAX_DEPTH) {
-        fail(b, (unsigned)mark->line + 1, (unsigned)mark->column + 1, "nesting deeper than %s levels", "64");
+        fail(b, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
+             "nesting deeper than %s levels", "64");
         free((void *)anchor_name);
         return;
     }
@@ -213,7 +261,8 @@ static void check_keys(builder *b, sw_node *map)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         sw_node *key = sw_node_key(map, i);
-        if (key->type != SW_NODE_SCALAR) fail(b, key->line, key->col, "mapping keys must be plain strings%s", NULL);
+        if (key->type != SW_NODE_SCALAR)
+            fail(b, key->line, key->col, "mapping keys must be plain strings%s", NULL);
         else keys[k++] = key;
     }
     qsort(keys, k, sizeof *keys, key_cmp);
@@ -244,7 +293,8 @@ static void close_collection(builder *b, const yaml_mark_t *mark)
 static void on_scalar(builder *b, const yaml_event_t *ev)
 {
     sw_node *n = node_new(b, SW_NODE_SCALAR, &ev->start_mark);
-    n->str = sw_arena_strndup(b->arena, (const char *)ev->data.scalar.value, ev->data.scalar.length);
+    n->str =
+        sw_arena_strndup(b->arena, (const char *)ev->data.scalar.value, ev->data.scalar.length);
     n->len = ev->data.scalar.length;
     if (strlen(n->str) != n->len) {
         fail(b, n->line, n->col, "scalar contains a NUL character%s", NULL);
@@ -282,8 +332,7 @@ static char *dup_anchor(const yaml_char_t *a) { return a ? strdup((const char *)
 static bool on_event(builder *b, yaml_event_t *ev)
 {
     switch (ev->type) {
-    case YAML_STREAM_END_EVENT:
-        return false;
+    case YAML_STREAM_END_EVENT: return false;
     case YAML_DOCUMENT_START_EVENT:
         if (++b->documents > 1) {
             fail(b, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
@@ -291,24 +340,18 @@ static bool on_event(builder *b, yaml_event_t *ev)
             return false;
         }
         return true;
-    case YAML_SCALAR_EVENT:
-        on_scalar(b, ev);
-        return !b->failed;
-    case YAML_ALIAS_EVENT:
-        on_alias(b, ev);
-        return !b->failed;
+    case YAML_SCALAR_EVENT: on_scalar(b, ev); return !b->failed;
+    case YAML_ALIAS_EVENT: on_alias(b, ev); return !b->failed;
     case YAML_SEQUENCE_START_EVENT:
-        open_collection(b, SW_NODE_SEQ, &ev->start_mark, dup_anchor(ev->data.sequence_start.anchor));
+        open_collection(b, SW_NODE_SEQ, &ev->start_mark,
+                        dup_anchor(ev->data.sequence_start.anchor));
         return !b->failed;
     case YAML_MAPPING_START_EVENT:
         open_collection(b, SW_NODE_MAP, &ev->start_mark, dup_anchor(ev->data.mapping_start.anchor));
         return !b->failed;
     case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        close_collection(b, &ev->start_mark);
-        return !b->failed;
-    default:
-        return true;
+    case YAML_MAPPING_END_EVENT: close_collection(b, &ev->start_mark); return !b->failed;
+    default: return true;
     }
 }
 
@@ -323,17 +366,21 @@ static void builder_free(builder *b)
 }
 
 /* The reader reports encoding errors (non-UTF-8) as a byte offset, not a mark. */
-static void offset_position(const char *buf, size_t len, size_t offset, unsigned *line, unsigned *col)
+static void offset_position(const char *buf, size_t len, size_t offset, unsigned *line,
+                            unsigned *col)
 {
     *line = 1;
     *col = 1;
     for (size_t i = 0; i < offset && i < len; i++) {
-        if (buf[i] == '\n') { (*line)++; *col = 1; }
-        else if (((unsigned char)buf[i] & 0xC0) != 0x80) (*col)++;
+        if (buf[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)buf[i] & 0xC0) != 0x80) (*col)++;
     }
 }
 
-sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_t len, sw_diags *diags)
+sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_t len,
+                       sw_diags *diags)
 {
     builder b;
     memset(&b, 0, sizeof b);
@@ -347,14 +394,17 @@ sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
-            unsigned line = (unsigned)parser.problem_mark.line + 1, col = (unsigned)parser.problem_mark.column + 1;
-            if (parser.error == YAML_READER_ERROR) offset_position(buf, len, parser.problem_offset, &line, &col);
+            unsigned line = (unsigned)parser.problem_mark.line + 1,
+                     col = (unsigned)parser.problem_mark.column + 1;
+            if (parser.error == YAML_READER_ERROR)
+                offset_position(buf, len, parser.problem_offset, &line, &col);
             /* The context ("while scanning a quoted scalar") is often far from the problem (the
              * end of the file): name where it started. */
             char where[64] = "";
             if (parser.context)
                 snprintf(where, sizeof where, " (started at line %u, column %u)",
-                         (unsigned)parser.context_mark.line + 1, (unsigned)parser.context_mark.column + 1);
+                         (unsigned)parser.context_mark.line + 1,
+                         (unsigned)parser.context_mark.column + 1);
             sw_diags_add(diags, file, line, col, NULL, NULL, "%s: %s%s%s%s",
                          parser.error == YAML_READER_ERROR ? "invalid text" : "YAML syntax error",
                          parser.problem ? parser.problem : "unknown problem",
@@ -368,8 +418,11 @@ sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_
     }
     yaml_parser_delete(&parser);
     builder_free(&b);
-    if (!b.failed && b.root && b.root->type == SW_NODE_SCALAR && b.root->scalar == SW_SCALAR_NULL) b.root = NULL;
-    if (!b.failed && !b.root) sw_diags_add(diags, file, 1, 1, NULL, NULL, "empty file: expected a mapping with namespace and entries");
+    if (!b.failed && b.root && b.root->type == SW_NODE_SCALAR && b.root->scalar == SW_SCALAR_NULL)
+        b.root = NULL;
+    if (!b.failed && !b.root)
+        sw_diags_add(diags, file, 1, 1, NULL, NULL,
+                     "empty file: expected a mapping with namespace and entries");
     return b.failed ? NULL : b.root;
 }
 

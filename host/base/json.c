@@ -78,9 +78,11 @@ static int digits_of(json_t *v, int most)
         return p > most ? p : most;
     }
     if (json_is_array(v)) {
-        for (size_t i = 0, n = json_array_size(v); i < n && most < MAX_DIGITS; i++) most = digits_of(json_array_get(v, i), most);
+        for (size_t i = 0, n = json_array_size(v); i < n && most < MAX_DIGITS; i++)
+            most = digits_of(json_array_get(v, i), most);
     } else if (json_is_object(v)) {
-        for (void *it = json_object_iter(v); it && most < MAX_DIGITS; it = json_object_iter_next(v, it))
+        for (void *it = json_object_iter(v); it && most < MAX_DIGITS;
+             it = json_object_iter_next(v, it))
             most = digits_of(json_object_iter_value(it), most);
     }
     return most;
@@ -159,7 +161,9 @@ json_t *sw_json_parse(const char *text, size_t len, int max_depth, char *err, si
     json_t *v = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
     if (!v) {
         /* Jansson's own words, but for the one that names a flag of its API */
-        const char *why = json_error_code(&e) == json_error_null_character ? "\\u0000 is not allowed in a string" : e.text;
+        const char *why = json_error_code(&e) == json_error_null_character
+                              ? "\\u0000 is not allowed in a string"
+                              : e.text;
         snprintf(err, errlen, "%s (column %d)", why, e.column);
         return NULL;
     }

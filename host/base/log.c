@@ -38,10 +38,7 @@ struct sw_log {
 };
 
 
-bool sw_log_enabled(const sw_log *log, sw_log_level level)
-{
-    return log && level >= log->min;
-}
+bool sw_log_enabled(const sw_log *log, sw_log_level level) { return log && level >= log->min; }
 
 int sw_log_level_parse(const char *name)
 {
@@ -56,8 +53,8 @@ int sw_log_level_parse(const char *name)
 /* ---- writing ---- */
 
 /* The record's line into b (free it with sw_log_line_free). */
-static void format_record(const sw_log *log, lbuf *b, sw_log_level level, const char *service, const char *msg,
-                          const sw_log_field *fields, size_t n_fields)
+static void format_record(const sw_log *log, lbuf *b, sw_log_level level, const char *service,
+                          const char *msg, const sw_log_field *fields, size_t n_fields)
 {
     sw_log_format(b, log->json, log->color, level, service, msg, fields, n_fields);
 }
@@ -114,9 +111,14 @@ static size_t drop_notice(void *arg, uint64_t dropped, char *out, size_t cap)
 
 sw_log_options sw_log_defaults(bool json, sw_log_level min_level, bool color)
 {
-    return (sw_log_options){.json = json, .color = color, .min_level = min_level, .mode = SW_LOG_AUTO,
-                            .buffer_bytes = SW_LOG_BUFFER_BYTES, .flush_timeout_ns = SW_LOG_FLUSH_TIMEOUT_NS,
-                            .burst = SW_LOG_BURST, .window_ns = SW_LOG_WINDOW_NS};
+    return (sw_log_options){.json = json,
+                            .color = color,
+                            .min_level = min_level,
+                            .mode = SW_LOG_AUTO,
+                            .buffer_bytes = SW_LOG_BUFFER_BYTES,
+                            .flush_timeout_ns = SW_LOG_FLUSH_TIMEOUT_NS,
+                            .burst = SW_LOG_BURST,
+                            .window_ns = SW_LOG_WINDOW_NS};
 }
 
 /* AUTO: a regular file (which never pushes back, and whose readers expect each line written
@@ -139,8 +141,12 @@ sw_log *sw_log_open(FILE *out, const sw_log_options *o)
     log->min = o->min_level;
     log->flush_timeout = o->flush_timeout_ns;
     if (o->burst > 0) log->limit = sw_log_limit_new(o->burst, o->window_ns);
-    sw_log_writer_config wc = {.out = out, .buffered = buffered_for(out, o->mode), .capacity = o->buffer_bytes,
-                               .notice = drop_notice, .tick = on_tick, .arg = log};
+    sw_log_writer_config wc = {.out = out,
+                               .buffered = buffered_for(out, o->mode),
+                               .capacity = o->buffer_bytes,
+                               .notice = drop_notice,
+                               .tick = on_tick,
+                               .arg = log};
     if (o->burst == 0 || log->limit) log->writer = sw_log_writer_new(&wc);
     if (!log->writer) {
         sw_log_limit_free(log->limit);
@@ -183,8 +189,8 @@ void sw_log_write(sw_log *log, sw_log_level level, const char *service, const ch
         sw_log_summary before[2];
         size_t n_before;
         int64_t wake;
-        bool pass = sw_log_limit_check(log->limit, sw_log_clock_ns(), level, service, msg, fields, n_fields, before,
-                                       &n_before, &wake);
+        bool pass = sw_log_limit_check(log->limit, sw_log_clock_ns(), level, service, msg, fields,
+                                       n_fields, before, &n_before, &wake);
         for (size_t i = 0; i < n_before; i++) {
             write_summary(log, &before[i]);
             sw_log_summary_clear(&before[i]);

@@ -33,10 +33,10 @@ typedef struct sw_log_field {
 
 typedef struct sw_log sw_log;
 
-#define SW_LOG_BUFFER_BYTES ((size_t)1 << 20)          /* 1 MiB of lines waiting for the reader */
+#define SW_LOG_BUFFER_BYTES     ((size_t)1 << 20)      /* 1 MiB of lines waiting for the reader */
 #define SW_LOG_FLUSH_TIMEOUT_NS ((int64_t)2000000000)  /* sw_log_free waits this long at most */
-#define SW_LOG_BURST 10                                /* identical records per window */
-#define SW_LOG_WINDOW_NS ((int64_t)10000000000)        /* the window: 10 s */
+#define SW_LOG_BURST            10                     /* identical records per window */
+#define SW_LOG_WINDOW_NS        ((int64_t)10000000000) /* the window: 10 s */
 
 typedef enum {
     SW_LOG_AUTO,     /* direct for a regular file or a FILE without a descriptor, else buffered */

@@ -12,11 +12,12 @@
 #include "utf8.h"
 
 #define LOG_MAX_RECORD 65536 /* a line never exceeds this, newline included */
-#define LOG_RESERVE 64       /* kept free for the truncation mark and the line's end */
-#define ELLIPSIS "\xE2\x80\xA6"
+#define LOG_RESERVE    64    /* kept free for the truncation mark and the line's end */
+#define ELLIPSIS       "\xE2\x80\xA6"
 
 static const char *const level_upper[] = {"DEBUG", "INFO", "WARN", "ERROR"};
-static const char *const level_pad[] = {"DEBUG ", "INFO  ", "WARN  ", "ERROR "}; /* padded to 5, then a space */
+static const char *const level_pad[] = {"DEBUG ", "INFO  ", "WARN  ",
+                                        "ERROR "}; /* padded to 5, then a space */
 static const char *const level_lower[] = {"debug", "info", "warn", "error"};
 static const char *const level_color[] = {"\x1b[90m", "\x1b[32m", "\x1b[33m", "\x1b[1;31m"};
 
@@ -69,8 +70,8 @@ static void put_tail(lbuf *b, const char *s)
 /* ---- text escaping ---- */
 
 typedef enum {
-    ESC_TEXT,     /* free text (msg, service): control characters only */
-    ESC_QUOTED    /* a quoted text value: also '"' and '\' */
+    ESC_TEXT,  /* free text (msg, service): control characters only */
+    ESC_QUOTED /* a quoted text value: also '"' and '\' */
 } esc_mode;
 
 /* The escaped form of one character (ASCII byte or code point) in mode m, or NULL when it is
@@ -106,7 +107,9 @@ static void put_escaped(lbuf *b, const char *s, size_t n, esc_mode m)
     while (i < n && !b->cut) {
         /* a run of plain ASCII goes in one piece, cut at the limit if need be */
         size_t j = i;
-        while (j < n && u[j] >= 0x20 && u[j] < 0x7F && !(m != ESC_TEXT && (u[j] == '"' || u[j] == '\\'))) j++;
+        while (j < n && u[j] >= 0x20 && u[j] < 0x7F &&
+               !(m != ESC_TEXT && (u[j] == '"' || u[j] == '\\')))
+            j++;
         if (j > i) {
             size_t want = j - i;
             size_t avail = LOG_MAX_RECORD - LOG_RESERVE - b->len;
@@ -197,7 +200,8 @@ static int format_int(char *out, int64_t v)
     char tmp[24];
     int n = 0;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do tmp[n++] = (char)('0' + u % 10); while (u /= 10);
+    do tmp[n++] = (char)('0' + u % 10);
+    while (u /= 10);
     int len = 0;
     if (v < 0) out[len++] = '-';
     while (n) out[len++] = tmp[--n];
@@ -239,9 +243,11 @@ static size_t clock_text(char *out, bool utc)
         struct tm tm;
         if (utc) gmtime_r(&ts.tv_sec, &tm);
         else localtime_r(&ts.tv_sec, &tm);
-        int n = utc ? snprintf(c->text, sizeof c->text, "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900,
-                               tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
-                    : snprintf(c->text, sizeof c->text, "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min, tm.tm_sec);
+        int n = utc ? snprintf(c->text, sizeof c->text, "%04d-%02d-%02dT%02d:%02d:%02d.",
+                               tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                               tm.tm_sec)
+                    : snprintf(c->text, sizeof c->text, "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min,
+                               tm.tm_sec);
         c->len = n > 0 && (size_t)n < sizeof c->text - 4 ? (size_t)n : 0;
         c->sec = ts.tv_sec;
         c->valid = true;
@@ -344,7 +350,9 @@ static json_t *json_record(sw_log_level level, const char *service, const char *
 static size_t pair_size(const char *key, const json_t *v, bool first, int digits)
 {
     json_t *k = json_string_nocheck(key); /* a key of a record: valid UTF-8 already */
-    size_t n = k ? sw_json_dumpb(k, NULL, 0, digits) + 1 + sw_json_dumpb(v, NULL, 0, digits) + !first : LOG_MAX_RECORD;
+    size_t n =
+        k ? sw_json_dumpb(k, NULL, 0, digits) + 1 + sw_json_dumpb(v, NULL, 0, digits) + !first
+          : LOG_MAX_RECORD;
     json_decref(k);
     return n;
 }
@@ -368,7 +376,8 @@ static json_t *string_head(const json_t *v, size_t room, int digits)
     if (string_size(s, 0, digits) + 3 > room) return NULL;
     while (lo < hi) {
         size_t mid = hi - (hi - lo) / 2, k = mid;
-        while (k > lo && k < n && ((unsigned char)s[k] & 0xC0) == 0x80) k--; /* a character boundary */
+        while (k > lo && k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k--; /* a character boundary */
         if (k > lo && string_size(s, k, digits) + 3 <= room) lo = k;
         else hi = mid - 1;
     }
@@ -388,10 +397,11 @@ static void format_cut(lbuf *b, json_t *rec, int digits)
 {
     json_t *cut = json_object(), *mark = json_true();
     size_t budget = LOG_MAX_RECORD - 1 - pair_size("truncated", mark, false, digits); /* '\n' too */
-    size_t used = 2;                                                                   /* {} */
+    size_t used = 2;                                                                  /* {} */
     const char *key;
     json_t *v;
-    json_object_foreach(rec, key, v) {
+    json_object_foreach(rec, key, v)
+    {
         size_t need = pair_size(key, v, used == 2, digits);
         if (used + need <= budget) {
             json_object_set_nocheck(cut, key, v);
@@ -403,7 +413,8 @@ static void format_cut(lbuf *b, json_t *rec, int digits)
             size_t left = budget - used - head;
             json_t *part = NULL;
             if (json_is_string(v)) part = string_head(v, left, digits);
-            else if ((json_is_object(v) || json_is_array(v)) && left >= 5) part = json_string_nocheck(ELLIPSIS);
+            else if ((json_is_object(v) || json_is_array(v)) && left >= 5)
+                part = json_string_nocheck(ELLIPSIS);
             if (part) json_object_set_new_nocheck(cut, key, part);
         }
         break;
@@ -426,7 +437,8 @@ static void format_json(lbuf *b, sw_log_level level, const char *service, const 
     int digits = sw_json_digits(rec);
     size_t len = sw_json_dumpb(rec, b->p, b->cap, digits);
     if (len >= LOG_MAX_RECORD) format_cut(b, rec, digits);
-    else if (len > 0 && (len < b->cap || (room(b, len + 1, true) && sw_json_dumpb(rec, b->p, len, digits) == len))) {
+    else if (len > 0 && (len < b->cap || (room(b, len + 1, true) &&
+                                          sw_json_dumpb(rec, b->p, len, digits) == len))) {
         b->p[len] = '\n';
         b->len = len + 1;
     }
@@ -434,8 +446,8 @@ static void format_json(lbuf *b, sw_log_level level, const char *service, const 
 }
 
 
-void sw_log_format(lbuf *b, bool json, bool color, sw_log_level level, const char *service, const char *msg,
-                   const sw_log_field *fields, size_t n_fields)
+void sw_log_format(lbuf *b, bool json, bool color, sw_log_level level, const char *service,
+                   const char *msg, const sw_log_field *fields, size_t n_fields)
 {
     *b = (lbuf){.p = b->stack, .len = 0, .cap = sizeof b->stack};
     if (json) format_json(b, level, service, msg, fields, n_fields);

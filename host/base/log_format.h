@@ -21,8 +21,8 @@ typedef struct lbuf {
 
 /* Formats the record into b (text, or JSON when json; ANSI colours in text when color), ended
  * by a newline; b->len is 0 when nothing could be made. Free with sw_log_line_free. */
-void sw_log_format(lbuf *b, bool json, bool color, sw_log_level level, const char *service, const char *msg,
-                   const sw_log_field *fields, size_t n_fields);
+void sw_log_format(lbuf *b, bool json, bool color, sw_log_level level, const char *service,
+                   const char *msg, const sw_log_field *fields, size_t n_fields);
 void sw_log_line_free(lbuf *b);
 
 #endif

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 256
-#define WAYS 4
-#define STORMS 64
+#define SLOTS    256
+#define WAYS     4
+#define STORMS   64
 #define TEXT_MAX 1024 /* bytes of a summary's service, message, reason, error */
 
 typedef struct slot {
@@ -46,7 +46,7 @@ struct sw_log_limit {
 /* ---- hashing ---- */
 
 #define FNV_OFFSET 14695981039346656037ULL
-#define FNV_PRIME 1099511628211ULL
+#define FNV_PRIME  1099511628211ULL
 
 static uint64_t feed(uint64_t h, const void *p, size_t n)
 {
@@ -155,8 +155,12 @@ void sw_log_summary_clear(sw_log_summary *s)
 static bool take_summary(slot *s, sw_log_summary *out)
 {
     if (s->suppressed == 0) return false;
-    *out = (sw_log_summary){.level = s->level, .service = copy_text(s->service), .msg = copy_text(s->msg),
-                            .reason = copy_text(s->reason), .error = copy_text(s->error), .suppressed = s->suppressed};
+    *out = (sw_log_summary){.level = s->level,
+                            .service = copy_text(s->service),
+                            .msg = copy_text(s->msg),
+                            .reason = copy_text(s->reason),
+                            .error = copy_text(s->error),
+                            .suppressed = s->suppressed};
     s->suppressed = 0;
     return true;
 }
@@ -241,7 +245,8 @@ void sw_log_limit_free(sw_log_limit *l)
 
 /* The slot of key: its own, else a free one, else the least recently seen of its set (whose
  * summary goes to *evicted). */
-static slot *slot_for(sw_log_limit *l, uint64_t key, bool *fresh, sw_log_summary *evicted, bool *has_evicted)
+static slot *slot_for(sw_log_limit *l, uint64_t key, bool *fresh, sw_log_summary *evicted,
+                      bool *has_evicted)
 {
     slot *set = &l->slots[(key % (SLOTS / WAYS)) * WAYS];
     slot *pick = NULL;
@@ -268,9 +273,9 @@ bool sw_log_limit_exempt(sw_log_limit *l, sw_log_level level)
     return level < SW_LOG_WARN && atomic_load_explicit(&l->storms_on, memory_order_relaxed) == 0;
 }
 
-bool sw_log_limit_check(sw_log_limit *l, int64_t now_ns, sw_log_level level, const char *service, const char *msg,
-                        const sw_log_field *fields, size_t n_fields, sw_log_summary before[2], size_t *n_before,
-                        int64_t *wake_ns)
+bool sw_log_limit_check(sw_log_limit *l, int64_t now_ns, sw_log_level level, const char *service,
+                        const char *msg, const sw_log_field *fields, size_t n_fields,
+                        sw_log_summary before[2], size_t *n_before, int64_t *wake_ns)
 {
     *n_before = 0;
     *wake_ns = 0;
@@ -319,8 +324,8 @@ bool sw_log_limit_check(sw_log_limit *l, int64_t now_ns, sw_log_level level, con
     return pass;
 }
 
-int64_t sw_log_limit_expire(sw_log_limit *l, int64_t now_ns, bool all, void (*emit)(void *arg, const sw_log_summary *s),
-                            void *arg)
+int64_t sw_log_limit_expire(sw_log_limit *l, int64_t now_ns, bool all,
+                            void (*emit)(void *arg, const sw_log_summary *s), void *arg)
 {
     sw_log_summary *out = NULL;
     size_t n = 0, cap = 0;

@@ -42,14 +42,14 @@ bool sw_log_limit_exempt(sw_log_limit *l, sw_log_level level);
  * `before` (room for 2) receives the summaries to write ahead of it, *n_before their count
  * (written even when the record itself is suppressed). *wake_ns: a deadline at which
  * sw_log_limit_expire has a summary to give, when this call made a new one; else 0. */
-bool sw_log_limit_check(sw_log_limit *l, int64_t now_ns, sw_log_level level, const char *service, const char *msg,
-                        const sw_log_field *fields, size_t n_fields, sw_log_summary before[2], size_t *n_before,
-                        int64_t *wake_ns);
+bool sw_log_limit_check(sw_log_limit *l, int64_t now_ns, sw_log_level level, const char *service,
+                        const char *msg, const sw_log_field *fields, size_t n_fields,
+                        sw_log_summary before[2], size_t *n_before, int64_t *wake_ns);
 
 /* Gives emit() each summary whose window ended by now_ns (all of them when `all`), in no
  * particular order, without the lock held; the summary is cleared after the call. Returns
  * the next deadline, 0 for none. */
-int64_t sw_log_limit_expire(sw_log_limit *l, int64_t now_ns, bool all, void (*emit)(void *arg, const sw_log_summary *s),
-                            void *arg);
+int64_t sw_log_limit_expire(sw_log_limit *l, int64_t now_ns, bool all,
+                            void (*emit)(void *arg, const sw_log_summary *s), void *arg);
 
 #endif

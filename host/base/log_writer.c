@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOTICE_MAX 512 /* the drop notice's line is shorter */
+#define NOTICE_MAX  512 /* the drop notice's line is shorter */
 /* Woken for a new line, the thread waits this long before writing, so that a burst goes out
  * in one write() and its writers do not each pay for a wake-up (a futex call that cost as much
  * as the line's own write to /dev/null in bench_log). Lines are written at most this late. */
@@ -27,12 +27,12 @@ struct sw_log_writer {
     char *ring;
     size_t cap, r, w, e, used;
     bool wrapped;
-    bool writing;  /* the thread is writing [r, r + n) without the lock */
-    bool waiting;  /* the thread sleeps on `wake` */
-    bool stopping; /* sw_log_writer_free asked the thread to finish */
-    bool done;     /* the thread has left its loop */
-    bool healthy;  /* the last write succeeded */
-    int64_t deadline; /* the next tick, 0 for none */
+    bool writing;        /* the thread is writing [r, r + n) without the lock */
+    bool waiting;        /* the thread sleeps on `wake` */
+    bool stopping;       /* sw_log_writer_free asked the thread to finish */
+    bool done;           /* the thread has left its loop */
+    bool healthy;        /* the last write succeeded */
+    int64_t deadline;    /* the next tick, 0 for none */
     uint64_t unreported; /* drops the notice has not told yet */
     sw_log_writer_stats stats;
     sw_log_notice_fn notice;
@@ -201,7 +201,8 @@ static void coalesce(sw_log_writer *w)
 {
     pthread_mutex_unlock(&w->lock);
     struct timespec ts = {.tv_sec = 0, .tv_nsec = COALESCE_NS};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
     pthread_mutex_lock(&w->lock);
 }
 

@@ -12,7 +12,8 @@ static void on_readable(uv_poll_t *h, int status, int events)
     (void)events;
     sw_wake *w = h->data;
     uint64_t n;
-    while (read(w->fd, &n, sizeof n) < 0 && errno == EINTR) {}
+    while (read(w->fd, &n, sizeof n) < 0 && errno == EINTR) {
+    }
     /* cleared before the callback takes the queue: a send racing with it writes again */
     atomic_store(&w->pending, 0);
     w->cb(w);
@@ -37,7 +38,8 @@ void sw_wake_send(sw_wake *w)
 {
     if (atomic_exchange(&w->pending, 1)) return;
     uint64_t one = 1;
-    while (write(w->fd, &one, sizeof one) < 0 && errno == EINTR) {}
+    while (write(w->fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
 }
 
 static void on_closed(uv_handle_t *h)

@@ -14,8 +14,8 @@ typedef void (*sw_wake_cb)(sw_wake *w);
 
 struct sw_wake {
     uv_poll_t poll;
-    int fd;                      /* an eventfd */
-    atomic_int pending;          /* a wake-up is written and not yet taken */
+    int fd;             /* an eventfd */
+    atomic_int pending; /* a wake-up is written and not yet taken */
     sw_wake_cb cb;
     uv_close_cb closed;
     void *data;

@@ -7,14 +7,15 @@
 #include <stddef.h>
 
 typedef struct sw_cli {
-    const char *command;        /* run, check, graph, status, start, stop, restart, reload, help, version */
-    const char *dir;            /* app directory */
-    const char *id;             /* start/stop/restart/status ID, or the help topic */
-    const char *format;         /* graph: text | dot | mermaid */
+    const char
+        *command;       /* run, check, graph, status, start, stop, restart, reload, help, version */
+    const char *dir;    /* app directory */
+    const char *id;     /* start/stop/restart/status ID, or the help topic */
+    const char *format; /* graph: text | dot | mermaid */
     bool why, json;
-    bool all;                   /* reload --all: restart every service (as SIGUSR2) */
+    bool all; /* reload --all: restart every service (as SIGUSR2) */
     const char *log_format, *log_level, *config, *control;
-    const char *exec_id;        /* run -x ID */
+    const char *exec_id; /* run -x ID */
     int exec_argc;
     char **exec_argv;
 } sw_cli;

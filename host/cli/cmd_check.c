@@ -22,8 +22,8 @@ int sw_cmd_check(const sw_cli *cli)
 {
     sw_registry *r = sw_load_or_report(cli->dir);
     if (!r) return 2;
-    printf("ok: %zu entr%s, %zu service%s\n", r->n_entries, r->n_entries == 1 ? "y" : "ies", r->n_services,
-           r->n_services == 1 ? "" : "s");
+    printf("ok: %zu entr%s, %zu service%s\n", r->n_entries, r->n_entries == 1 ? "y" : "ies",
+           r->n_services, r->n_services == 1 ? "" : "s");
     sw_registry_free(r);
     return 0;
 }

@@ -15,7 +15,7 @@
 #include "json.h"
 
 #define EXIT_NOT_RUNNING 3
-#define EXIT_UNKNOWN 4
+#define EXIT_UNKNOWN     4
 
 /* The socket: --control, else the config's control.socket, else DIR/.steward.sock, else
  * ./.steward.sock. NULL (message printed) when the config cannot be read. */
@@ -86,7 +86,10 @@ static const char *str_or(const json_t *map, const char *key, const char *dflt)
     return s ? s : dflt;
 }
 
-static bool is_true(const json_t *map, const char *key) { return json_is_true(json_object_get(map, key)); }
+static bool is_true(const json_t *map, const char *key)
+{
+    return json_is_true(json_object_get(map, key));
+}
 
 static double num(const json_t *map, const char *key, double dflt)
 {
@@ -95,7 +98,10 @@ static double num(const json_t *map, const char *key, double dflt)
 }
 
 /* The strings of a list (others are skipped): the list's size, or 0 when it is none. */
-static size_t list_size(const json_t *list) { return json_is_array(list) ? json_array_size(list) : 0; }
+static size_t list_size(const json_t *list)
+{
+    return json_is_array(list) ? json_array_size(list) : 0;
+}
 
 static const char *item(const json_t *list, size_t i)
 {
@@ -124,7 +130,8 @@ static void duration(char *out, size_t size, double s)
 }
 
 #define N_COLS 9
-static const char *const headers[N_COLS] = {"ID", "STATE", "PID", "UPTIME", "RESTARTS", "ATTEMPT", "NEXT RETRY", "REASON", "GROUP"};
+static const char *const headers[N_COLS] = {"ID",      "STATE",      "PID",    "UPTIME", "RESTARTS",
+                                            "ATTEMPT", "NEXT RETRY", "REASON", "GROUP"};
 #define REASON_MAX 60
 
 /* The cells of one service row, each written into cells[k] (size 128 but reason/id). */
@@ -160,7 +167,7 @@ static void print_row(const char *const *cells, const int *width)
 static void print_table(const json_t *services)
 {
     size_t n = list_size(services);
-    char (*cells)[N_COLS][256] = calloc(n ? n : 1, sizeof *cells);
+    char(*cells)[N_COLS][256] = calloc(n ? n : 1, sizeof *cells);
     if (!cells) return;
     int width[N_COLS];
     for (int k = 0; k < N_COLS; k++) width[k] = (int)strlen(headers[k]);
@@ -181,7 +188,8 @@ static void print_table(const json_t *services)
 /* "6 services: 5 running, 1 failed; host pid 42, up 3m05s" (states in the order they appear). */
 static void print_summary(const json_t *root)
 {
-    const json_t *services = json_object_get(root, "services"), *host = json_object_get(root, "host");
+    const json_t *services = json_object_get(root, "services"),
+                 *host = json_object_get(root, "host");
     size_t n = list_size(services);
     const char *states[8];
     size_t counts[8], kinds = 0;
@@ -216,7 +224,8 @@ static void print_service(const json_t *svc)
     char c[N_COLS][256];
     row(svc, c);
     printf("%s - %s\n", c[0], c[1]);
-    printf("  %-12s%s\n  %-12s%s\n  %-12s%s\n  %-12s%s\n", "pid:", c[2], "uptime:", c[3], "restarts:", c[4], "attempt:", c[5]);
+    printf("  %-12s%s\n  %-12s%s\n  %-12s%s\n  %-12s%s\n", "pid:", c[2], "uptime:", c[3],
+           "restarts:", c[4], "attempt:", c[5]);
     const char *at = str(svc, "next_retry");
     if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[6]);
     else printf("  %-12s-\n", "next retry:");
@@ -277,7 +286,8 @@ static int act(const sw_cli *cli)
     for (size_t i = 0; i < list_size(services); i++) {
         const json_t *v = json_array_get(services, i);
         const char *reason = str(v, "reason");
-        if (reason) printf("  %-24s %-9s %s\n", str_or(v, "id", "?"), str_or(v, "state", "?"), reason);
+        if (reason)
+            printf("  %-24s %-9s %s\n", str_or(v, "id", "?"), str_or(v, "state", "?"), reason);
         else printf("  %-24s %s\n", str_or(v, "id", "?"), str_or(v, "state", "?"));
     }
     json_decref(r);

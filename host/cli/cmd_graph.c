@@ -40,8 +40,8 @@ static void print_security(const sw_security_set *set, const sw_entry *svc)
     for (size_t i = 0; i < ctx->n; i++) {
         const sw_entry *p = sw_sec_ctx_policy(ctx, i);
         bool direct = names_policy(sc, p);
-        printf("    policy %s %s  (%s", p->as.policy.effect == SW_EFFECT_DENY ? "deny" : "allow", p->id,
-               direct ? "lifecycle.security.policies" : "");
+        printf("    policy %s %s  (%s", p->as.policy.effect == SW_EFFECT_DENY ? "deny" : "allow",
+               p->id, direct ? "lifecycle.security.policies" : "");
         print_policy_groups(sc, p, !direct);
         printf(")\n");
     }
@@ -66,7 +66,8 @@ static void print_text(const sw_graph *g, bool why, const sw_security_set *set)
             printf("  %s", g->services[i]->id);
             if (!why) {
                 for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
-                    printf("%s%s", k == g->deps[i] ? " -> " : ", ", g->services[g->edges[k].to]->id);
+                    printf("%s%s", k == g->deps[i] ? " -> " : ", ",
+                           g->services[g->edges[k].to]->id);
                 putchar('\n');
                 continue;
             }
@@ -88,7 +89,8 @@ static void print_groups(const sw_registry *r)
         if (!any) printf("groups:\n");
         any = true;
         printf("  %s (%s):", e->id, strategies[e->as.group.strategy]);
-        for (size_t c = 0; c < e->as.group.children.n; c++) printf("%s%s", c ? ", " : " ", e->as.group.children.v[c].id);
+        for (size_t c = 0; c < e->as.group.children.n; c++)
+            printf("%s%s", c ? ", " : " ", e->as.group.children.v[c].id);
         putchar('\n');
     }
 }
@@ -98,7 +100,8 @@ static void print_dot(const sw_graph *g, bool why)
     printf("digraph steward {\n  rankdir=BT;\n  node [shape=box];\n");
     for (size_t i = 0; i < g->n; i++) printf("  \"%s\";\n", g->services[i]->id);
     for (size_t k = 0; k < g->n_edges; k++) {
-        printf("  \"%s\" -> \"%s\"", g->services[g->edges[k].from]->id, g->services[g->edges[k].to]->id);
+        printf("  \"%s\" -> \"%s\"", g->services[g->edges[k].from]->id,
+               g->services[g->edges[k].to]->id);
         if (why) {
             printf(" [label=\"");
             print_escaped(g->edges[k].why, "\\\"");

@@ -60,7 +60,8 @@ sw_log *sw_cli_log(const sw_cli *cli, const sw_host_config *cfg)
     return sw_log_new(stderr, json, level < 0 ? SW_LOG_INFO : (sw_log_level)level, color);
 }
 
-static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg, const sw_entry *e)
+static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg,
+                        const sw_entry *e)
 {
     exec_state x = {.code = 1};
     sw_log *log = sw_cli_log(cli, cfg);
@@ -74,7 +75,11 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
         fprintf(stderr, "steward: cannot start the runtime\n");
         return 1;
     }
-    sw_spawn s = {.entry = e, .argc = cli->exec_argc, .argv = cli->exec_argv, .on_exit = on_process_exit, .cb_arg = &x};
+    sw_spawn s = {.entry = e,
+                  .argc = cli->exec_argc,
+                  .argv = cli->exec_argv,
+                  .on_exit = on_process_exit,
+                  .cb_arg = &x};
     char err[512];
     x.pid = sw_proc_spawn(x.rt, &s, err, sizeof err);
     if (!x.pid) {
@@ -121,7 +126,8 @@ static void on_app_signal(uv_signal_t *h, int signum)
         sw_log_flush(a->sup.log, 200 * 1000 * 1000); /* briefly: the user asked to exit now */
         _exit(1);
     }
-    sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGINT ? "SIGINT" : "SIGTERM"};
+    sw_log_field f = {
+        .key = "signal", .type = SW_LF_STR, .s = signum == SIGINT ? "SIGINT" : "SIGTERM"};
     sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "signal", &f, 1);
     sw_supervisor_shutdown(&a->sup);
 }
@@ -130,7 +136,8 @@ static void on_app_signal(uv_signal_t *h, int signum)
 static void on_reload_signal(uv_signal_t *h, int signum)
 {
     app_state *a = h->data;
-    sw_log_field f = {.key = "signal", .type = SW_LF_STR, .s = signum == SIGHUP ? "SIGHUP" : "SIGUSR2"};
+    sw_log_field f = {
+        .key = "signal", .type = SW_LF_STR, .s = signum == SIGHUP ? "SIGHUP" : "SIGUSR2"};
     sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "signal", &f, 1);
     sw_supervisor_reload(&a->sup, signum == SIGUSR2, NULL);
 }
@@ -138,9 +145,14 @@ static void on_reload_signal(uv_signal_t *h, int signum)
 /* SIGINT/SIGTERM shut down, SIGHUP/SIGUSR2 reload; on = false closes the watchers. */
 static void watch_signals(app_state *a, bool on)
 {
-    struct { uv_signal_t *h; uv_signal_cb cb; int signum; } w[] = {
-        {&a->sigint, on_app_signal, SIGINT}, {&a->sigterm, on_app_signal, SIGTERM},
-        {&a->sighup, on_reload_signal, SIGHUP}, {&a->sigusr2, on_reload_signal, SIGUSR2}};
+    struct {
+        uv_signal_t *h;
+        uv_signal_cb cb;
+        int signum;
+    } w[] = {{&a->sigint, on_app_signal, SIGINT},
+             {&a->sigterm, on_app_signal, SIGTERM},
+             {&a->sighup, on_reload_signal, SIGHUP},
+             {&a->sigusr2, on_reload_signal, SIGUSR2}};
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         if (!on) {
             uv_close((uv_handle_t *)w[i].h, NULL);
@@ -154,7 +166,8 @@ static void watch_signals(app_state *a, bool on)
 
 /* The control socket and sd_notify around the supervisor; NULL (message printed) when the
  * socket cannot be served, e.g. another host listens on it. */
-static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw_supervisor *sup, sw_notify **notify)
+static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw_supervisor *sup,
+                                sw_notify **notify)
 {
     char *path = sw_control_default_path(cli->dir, cfg->control_socket);
     char err[600];
@@ -230,7 +243,8 @@ int sw_cmd_run(const sw_cli *cli)
     } else {
         const sw_entry *e = sw_registry_get(reg, cli->exec_id);
         if (!e || e->kind != SW_KIND_PROCESS_LUA) {
-            fprintf(stderr, "steward: %s %s\n", cli->exec_id, e ? "is not a process.lua" : "names no entry");
+            fprintf(stderr, "steward: %s %s\n", cli->exec_id,
+                    e ? "is not a process.lua" : "names no entry");
             code = 2;
         } else {
             code = exec_process(cli, &cfg, reg, e);

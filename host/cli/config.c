@@ -23,7 +23,10 @@ static void parse_log_format(sw_parse *p, const sw_node *n, void *dst)
     const char *s;
     if (!sw_read_string(p, n, &s)) return;
     for (const char *const *f = log_formats; *f; f++)
-        if (strcmp(*f, s) == 0) { *(const char **)dst = s; return; }
+        if (strcmp(*f, s) == 0) {
+            *(const char **)dst = s;
+            return;
+        }
     sw_parse_error(p, n, "unknown log format \"%s\" (text or json)", s);
 }
 
@@ -32,7 +35,10 @@ static void parse_log_level(sw_parse *p, const sw_node *n, void *dst)
     const char *s;
     if (!sw_read_string(p, n, &s)) return;
     for (const char *const *f = log_levels; *f; f++)
-        if (strcmp(*f, s) == 0) { *(const char **)dst = s; return; }
+        if (strcmp(*f, s) == 0) {
+            *(const char **)dst = s;
+            return;
+        }
     sw_parse_error(p, n, "unknown log level \"%s\" (debug, info, warn or error)", s);
 }
 
@@ -40,19 +46,32 @@ static void parse_log_level(sw_parse *p, const sw_node *n, void *dst)
 static void parse_memory(sw_parse *p, const sw_node *n, void *dst)
 {
     sw_limits *l = dst;
-    const char *hint = "use a size (\"4GB\"), a fraction of the RAM (0.8) or a percentage (\"80%\")";
+    const char *hint =
+        "use a size (\"4GB\"), a fraction of the RAM (0.8) or a percentage (\"80%\")";
     if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT)) {
-        if (n->num > 0 && n->num <= 1) { l->memory_fraction = n->num; return; }
-        if (n->num > 1 && n->num < 1.8e19 && n->num == (double)(uint64_t)n->num) { l->memory = (uint64_t)n->num; return; }
+        if (n->num > 0 && n->num <= 1) {
+            l->memory_fraction = n->num;
+            return;
+        }
+        if (n->num > 1 && n->num < 1.8e19 && n->num == (double)(uint64_t)n->num) {
+            l->memory = (uint64_t)n->num;
+            return;
+        }
         sw_parse_error(p, n, "invalid memory limit %s: %s", n->str, hint);
         return;
     }
-    if (!sw_node_is_string(n)) { sw_parse_error(p, n, "expected a memory limit, got %s: %s", sw_node_describe(n), hint); return; }
+    if (!sw_node_is_string(n)) {
+        sw_parse_error(p, n, "expected a memory limit, got %s: %s", sw_node_describe(n), hint);
+        return;
+    }
     size_t len = strlen(n->str);
     if (len > 1 && n->str[len - 1] == '%') {
         char *end;
         double pct = strtod(n->str, &end);
-        if (end == n->str + len - 1 && pct > 0 && pct <= 100) { l->memory_fraction = pct / 100; return; }
+        if (end == n->str + len - 1 && pct > 0 && pct <= 100) {
+            l->memory_fraction = pct / 100;
+            return;
+        }
     } else if (sw_parse_size(n->str, &l->memory) == 0 && l->memory > 0) {
         return;
     }
@@ -68,28 +87,42 @@ static const sw_field mailbox_fields[] = {
 static const sw_schema mailbox_schema = {mailbox_fields, 2};
 static const sw_field limits_fields[] = {
     {.name = "processes", .type = SW_F_INT, .offset = LIM(processes), .min = 1, .max = 1e8},
-    {.name = "service_processes", .type = SW_F_INT, .offset = LIM(service_processes), .min = 1, .max = 1e8},
+    {.name = "service_processes",
+     .type = SW_F_INT,
+     .offset = LIM(service_processes),
+     .min = 1,
+     .max = 1e8},
     {.name = "memory", .type = SW_F_CUSTOM, .offset = HC(limits), .custom = parse_memory},
     {.name = "mailbox", .type = SW_F_OBJECT, .offset = 0, .sub = &mailbox_schema},
     {.name = "monitors", .type = SW_F_INT, .offset = LIM(monitors), .min = 1, .max = 1e9},
     {.name = "links", .type = SW_F_INT, .offset = LIM(links), .min = 1, .max = 1e9},
     {.name = "names", .type = SW_F_INT, .offset = LIM(names), .min = 1, .max = 1e9},
 };
-static const sw_schema limits_schema = {limits_fields, sizeof limits_fields / sizeof *limits_fields};
+static const sw_schema limits_schema = {limits_fields,
+                                        sizeof limits_fields / sizeof *limits_fields};
 
-static const sw_field security_fields[] = {{.name = "strict_mode", .type = SW_F_BOOL, .offset = HC(strict_mode)}};
-static const sw_field shutdown_fields[] = {{.name = "timeout", .type = SW_F_DURATION, .offset = HC(shutdown_timeout_ns)}};
+static const sw_field security_fields[] = {
+    {.name = "strict_mode", .type = SW_F_BOOL, .offset = HC(strict_mode)}};
+static const sw_field shutdown_fields[] = {
+    {.name = "timeout", .type = SW_F_DURATION, .offset = HC(shutdown_timeout_ns)}};
 static const sw_field log_fields[] = {
     {.name = "format", .type = SW_F_CUSTOM, .offset = HC(log_format), .custom = parse_log_format},
     {.name = "level", .type = SW_F_CUSTOM, .offset = HC(log_level), .custom = parse_log_level},
 };
 static const sw_field control_fields[] = {
     {.name = "socket", .type = SW_F_STRING, .offset = HC(control_socket)},
-    {.name = "idle_timeout", .type = SW_F_DURATION, .offset = HC(control_idle_timeout_ns), .flags = SW_F_POSITIVE},
-    {.name = "request_timeout", .type = SW_F_DURATION, .offset = HC(control_request_timeout_ns), .flags = SW_F_POSITIVE},
+    {.name = "idle_timeout",
+     .type = SW_F_DURATION,
+     .offset = HC(control_idle_timeout_ns),
+     .flags = SW_F_POSITIVE},
+    {.name = "request_timeout",
+     .type = SW_F_DURATION,
+     .offset = HC(control_request_timeout_ns),
+     .flags = SW_F_POSITIVE},
 };
-static const sw_schema security_schema = {security_fields, 1}, shutdown_schema = {shutdown_fields, 1},
-                       log_schema = {log_fields, 2}, control_schema = {control_fields, 3};
+static const sw_schema security_schema = {security_fields, 1},
+                       shutdown_schema = {shutdown_fields, 1}, log_schema = {log_fields, 2},
+                       control_schema = {control_fields, 3};
 
 /* Sub-objects write at offsets of the whole struct: each OBJECT field sits at offset 0. */
 static const sw_field config_fields[] = {
@@ -100,7 +133,8 @@ static const sw_field config_fields[] = {
     {.name = "control", .type = SW_F_OBJECT, .offset = 0, .sub = &control_schema},
     {.name = "limits", .type = SW_F_OBJECT, .offset = 0, .sub = &limits_schema},
 };
-static const sw_schema config_schema = {config_fields, sizeof config_fields / sizeof *config_fields};
+static const sw_schema config_schema = {config_fields,
+                                        sizeof config_fields / sizeof *config_fields};
 
 void sw_host_config_defaults(sw_host_config *c)
 {
@@ -115,7 +149,8 @@ int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags)
 {
     size_t len = 0;
     const char *why = NULL;
-    char *text = sw_read_regular_file(path, (size_t)1 << 24, "larger than 16 MB", false, &len, &why);
+    char *text =
+        sw_read_regular_file(path, (size_t)1 << 24, "larger than 16 MB", false, &len, &why);
     if (!text) {
         sw_diags_add(diags, path, 0, 0, NULL, NULL, "cannot read the host config: %s", why);
         return -1;
@@ -128,7 +163,8 @@ int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags)
     free(text);
     if (!root) return -1;
     if (root->type != SW_NODE_MAP) {
-        sw_diags_add(diags, file, root->line, root->col, NULL, NULL, "the host config must be a mapping");
+        sw_diags_add(diags, file, root->line, root->col, NULL, NULL,
+                     "the host config must be a mapping");
         return -1;
     }
     sw_parse p = {.arena = a, .diags = diags, .file = file, .ok = true};
@@ -148,7 +184,8 @@ void sw_host_config_free(sw_host_config *c)
 
 void sw_host_config_runtime(const sw_host_config *c, sw_runtime_config *rc)
 {
-    *rc = (sw_runtime_config){.workers = (int)c->workers, .security_relaxed = !c->strict_mode, .limits = c->limits};
+    *rc = (sw_runtime_config){
+        .workers = (int)c->workers, .security_relaxed = !c->strict_mode, .limits = c->limits};
 }
 
 int sw_host_config_read(sw_host_config *c, const char *path)

@@ -11,16 +11,16 @@
 #include "runtime.h"
 
 typedef struct sw_host_config {
-    int64_t workers;                 /* 0: number of cores */
-    bool strict_mode;                /* security.strict_mode (true) */
-    int64_t shutdown_timeout_ns;     /* shutdown.timeout (30s) */
-    const char *log_format;          /* log.format: text | json, NULL: not set */
-    const char *log_level;           /* log.level, NULL: not set */
-    const char *control_socket;      /* control.socket, NULL: DIR/.steward.sock */
+    int64_t workers;                    /* 0: number of cores */
+    bool strict_mode;                   /* security.strict_mode (true) */
+    int64_t shutdown_timeout_ns;        /* shutdown.timeout (30s) */
+    const char *log_format;             /* log.format: text | json, NULL: not set */
+    const char *log_level;              /* log.level, NULL: not set */
+    const char *control_socket;         /* control.socket, NULL: DIR/.steward.sock */
     int64_t control_idle_timeout_ns;    /* control.idle_timeout (60s) */
     int64_t control_request_timeout_ns; /* control.request_timeout (10s) */
-    sw_limits limits;                /* limits.*; 0 fields: the defaults (README "Limits") */
-    void *owner;                     /* keeps the parsed file alive */
+    sw_limits limits;                   /* limits.*; 0 fields: the defaults (README "Limits") */
+    void *owner;                        /* keeps the parsed file alive */
 } sw_host_config;
 
 void sw_host_config_defaults(sw_host_config *c);

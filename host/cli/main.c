@@ -8,7 +8,8 @@
 
 int main(int argc, char **argv)
 {
-    signal(SIGPIPE, SIG_IGN); /* a closed stdout/stderr is an error to report, not a reason to die */
+    signal(SIGPIPE,
+           SIG_IGN); /* a closed stdout/stderr is an error to report, not a reason to die */
     sw_cli cli;
     char err[256];
     if (sw_cli_parse(argc, argv, &cli, err, sizeof err) != 0) {
@@ -16,8 +17,14 @@ int main(int argc, char **argv)
         sw_cli_usage(cli.command, true);
         return 2;
     }
-    if (strcmp(cli.command, "help") == 0) { sw_cli_usage(cli.id, false); return 0; }
-    if (strcmp(cli.command, "version") == 0) { printf("steward %s\n", sw_version); return 0; }
+    if (strcmp(cli.command, "help") == 0) {
+        sw_cli_usage(cli.id, false);
+        return 0;
+    }
+    if (strcmp(cli.command, "version") == 0) {
+        printf("steward %s\n", sw_version);
+        return 0;
+    }
     if (strcmp(cli.command, "check") == 0) return sw_cmd_check(&cli);
     if (strcmp(cli.command, "graph") == 0) return sw_cmd_graph(&cli);
     if (strcmp(cli.command, "run") == 0) return sw_cmd_run(&cli);

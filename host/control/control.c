@@ -50,30 +50,30 @@ struct sw_control {
     uint64_t idle_ms, request_ms; /* the limits, in the loop's milliseconds */
     ctl_conn *conns;
     size_t n_conns;
-    int open_handles;        /* handles not yet closed (for sw_control_close) */
-    reply_text *status;      /* the status of every service, shared until a change (or its age) */
-    uint64_t status_at;      /* uv_now when it was built */
-    char readbuf[65536];     /* reads are handled one at a time on the loop: one buffer serves all */
+    int open_handles;    /* handles not yet closed (for sw_control_close) */
+    reply_text *status;  /* the status of every service, shared until a change (or its age) */
+    uint64_t status_at;  /* uv_now when it was built */
+    char readbuf[65536]; /* reads are handled one at a time on the loop: one buffer serves all */
 };
 
 struct ctl_conn {
     uv_pipe_t pipe;
-    uv_timer_t timer;        /* a pending request's deadline; else the idle and request timeouts */
-    int handles;             /* of pipe and timer, not yet closed */
+    uv_timer_t timer; /* a pending request's deadline; else the idle and request timeouts */
+    int handles;      /* of pipe and timer, not yet closed */
     sw_control *ctl;
     ctl_conn *next, **link;
     char line[SW_CTL_MAX_LINE + 1];
     size_t len;
-    bool discarding;         /* inside an oversized line: skip to its newline */
+    bool discarding; /* inside an oversized line: skip to its newline */
     bool eof, closing, finishing;
-    bool pending;            /* a start/stop/restart waits for its outcome: answered when the
+    bool pending;       /* a start/stop/restart waits for its outcome: answered when the
                                 supervisor tells of a change (on_change) or at its deadline */
-    bool paused;             /* not read while SW_CTL_QUEUE_LOW bytes of replies wait */
-    size_t queued;           /* bytes of replies handed to uv_write, not yet written */
-    uint64_t active_at;      /* uv_now of the last progress: accepted, a request, a reply written */
-    uint64_t line_at;        /* uv_now of the first byte of an unfinished line; 0: none */
+    bool paused;        /* not read while SW_CTL_QUEUE_LOW bytes of replies wait */
+    size_t queued;      /* bytes of replies handed to uv_write, not yet written */
+    uint64_t active_at; /* uv_now of the last progress: accepted, a request, a reply written */
+    uint64_t line_at;   /* uv_now of the first byte of an unfinished line; 0: none */
     sw_ctl_op op;
-    backlog backlog;         /* bytes read after a pending request's line, or while paused */
+    backlog backlog; /* bytes read after a pending request's line, or while paused */
 };
 
 static uint64_t now_ms(const sw_control *c) { return uv_now(c->sup->loop); }
@@ -196,8 +196,8 @@ static void send_text(ctl_conn *k, reply_text *t)
     if (k->closing) return;
     if (k->queued > 0 && k->queued + t->len > SW_CTL_QUEUE_MAX) {
         char why[200];
-        snprintf(why, sizeof why, "replies not read: %zu bytes would wait (at most %zu)", k->queued + t->len,
-                 SW_CTL_QUEUE_MAX);
+        snprintf(why, sizeof why, "replies not read: %zu bytes would wait (at most %zu)",
+                 k->queued + t->len, SW_CTL_QUEUE_MAX);
         drop(k, why, false);
         return;
     }
@@ -271,11 +271,10 @@ static void handle_line(ctl_conn *k)
         else send_error(k, "out of memory");
         return;
     }
-    case SW_CTL_ANSWERED:
-        send_reply(k, reply);
-        return;
+    case SW_CTL_ANSWERED: send_reply(k, reply); return;
     case SW_CTL_WAITING:
-        k->pending = true; /* the reply comes with a change or at the deadline; read no more until then */
+        k->pending =
+            true; /* the reply comes with a change or at the deadline; read no more until then */
         uv_read_stop((uv_stream_t *)&k->pipe);
         arm_timer(k);
         return;
@@ -332,7 +331,8 @@ static void feed(ctl_conn *k, const char *p, size_t n)
             if (nl) handle_line(k);
         }
         if (nl) k->line_at = 0;
-        else if (!k->line_at) k->line_at = now_ms(k->ctl); /* a line begun: the request timeout runs */
+        else if (!k->line_at)
+            k->line_at = now_ms(k->ctl); /* a line begun: the request timeout runs */
         p += take + (nl ? 1 : 0);
         n -= take + (nl ? 1 : 0);
     }
@@ -392,7 +392,9 @@ static bool timed_out(ctl_conn *k)
         return true;
     }
     if (now - k->active_at < c->idle_ms) return false;
-    if (k->queued) snprintf(why, sizeof why, "replies not read for %gs (%zu bytes waiting)", (double)c->idle_ms / 1000, k->queued);
+    if (k->queued)
+        snprintf(why, sizeof why, "replies not read for %gs (%zu bytes waiting)",
+                 (double)c->idle_ms / 1000, k->queued);
     else snprintf(why, sizeof why, "idle for %gs", (double)c->idle_ms / 1000);
     drop(k, why, k->queued == 0);
     return true;
@@ -450,7 +452,8 @@ static bool peer_allowed(ctl_conn *k, char *why, size_t size)
     uv_os_fd_t fd;
     struct ucred cred;
     socklen_t len = sizeof cred;
-    if (uv_fileno((uv_handle_t *)&k->pipe, &fd) != 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    if (uv_fileno((uv_handle_t *)&k->pipe, &fd) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
         snprintf(why, size, "cannot read the peer's credentials");
         return false;
     }
@@ -467,7 +470,8 @@ static bool make_room(sw_control *c, const ctl_conn *k)
     uint64_t now = now_ms(c);
     ctl_conn *oldest = NULL;
     for (ctl_conn *o = c->conns; o; o = o->next) {
-        if (o == k || o->pending || o->queued || now - o->active_at < SW_CTL_EVICT_IDLE_MS) continue;
+        if (o == k || o->pending || o->queued || now - o->active_at < SW_CTL_EVICT_IDLE_MS)
+            continue;
         if (!oldest || o->active_at < oldest->active_at) oldest = o;
     }
     if (!oldest) return false;
@@ -537,7 +541,8 @@ static uint64_t limit_ms(int64_t ns, int def)
     return ns > 0 ? (uint64_t)(ns / 1000000) + (ns % 1000000 != 0) : (uint64_t)def * 1000;
 }
 
-sw_control *sw_control_open(sw_supervisor *s, const char *path, const sw_control_limits *limits, char *err, size_t errlen)
+sw_control *sw_control_open(sw_supervisor *s, const char *path, const sw_control_limits *limits,
+                            char *err, size_t errlen)
 {
     if (sw_ctl_claim_path(path, err, errlen) != 0) return NULL;
     sw_control *c = calloc(1, sizeof *c);
@@ -569,7 +574,8 @@ void sw_control_close(sw_control *c)
 {
     if (!c) return;
     sw_supervisor_on_change(c->sup, NULL, NULL);
-    for (ctl_conn *k = c->conns; k; k = k->next) /* a short reply is written at once, before the close */
+    for (ctl_conn *k = c->conns; k;
+         k = k->next) /* a short reply is written at once, before the close */
         if (k->pending) send_error(k, "the host shut down before the operation finished");
     while (c->conns) close_conn(c->conns);
     uv_close((uv_handle_t *)&c->server, on_handle_closed);

@@ -56,7 +56,8 @@ int sw_ctl_connect(const char *path, char *err, size_t errlen)
         return -1;
     }
     int fd = sw_unix_connect(path);
-    if (fd < 0 && errno == ECONNREFUSED) snprintf(err, errlen, "no host is listening on %s (stale socket file)", path);
+    if (fd < 0 && errno == ECONNREFUSED)
+        snprintf(err, errlen, "no host is listening on %s (stale socket file)", path);
     else if (fd < 0) snprintf(err, errlen, "cannot connect to %s: %s", path, strerror(errno));
     return fd;
 }
@@ -105,7 +106,9 @@ char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size
     while (buf) {
         int ready = wait_readable(fd, deadline);
         if (ready <= 0) {
-            snprintf(err, errlen, ready == 0 ? "the host did not answer within %gs" : "poll failed (%g)", timeout_s);
+            snprintf(err, errlen,
+                     ready == 0 ? "the host did not answer within %gs" : "poll failed (%g)",
+                     timeout_s);
             break;
         }
         if (len + 4096 > cap) {
@@ -118,7 +121,10 @@ char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size
         if (r <= 0) {
             /* a reset: the host closed with our request unread (it was exiting) */
             bool gone = r == 0 || errno == ECONNRESET;
-            snprintf(err, errlen, "%s", gone ? "the host closed the connection without an answer (is it shutting down?)" : strerror(errno));
+            snprintf(err, errlen, "%s",
+                     gone
+                         ? "the host closed the connection without an answer (is it shutting down?)"
+                         : strerror(errno));
             break;
         }
         char *nl = memchr(buf + len, '\n', (size_t)r);

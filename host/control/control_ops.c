@@ -7,22 +7,30 @@
 
 #include "control_status.h"
 
-json_t *sw_ctl_error_reply(const char *msg) { return json_pack("{s:b, s:o}", "ok", 0, "error", sw_json_str(msg)); }
+json_t *sw_ctl_error_reply(const char *msg)
+{
+    return json_pack("{s:b, s:o}", "ok", 0, "error", sw_json_str(msg));
+}
 
 /* {"ok":true,"message":msg} */
-static json_t *ok_reply(const char *msg) { return json_pack("{s:b, s:o}", "ok", 1, "message", sw_json_str(msg)); }
+static json_t *ok_reply(const char *msg)
+{
+    return json_pack("{s:b, s:o}", "ok", 1, "message", sw_json_str(msg));
+}
 
 static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
 {
     if (set[i]) return;
     set[i] = true;
-    for (size_t k = 0; k < s->svcs[i]->n_dependents; k++) mark_dependents(s, s->svcs[i]->dependents[k], set);
+    for (size_t k = 0; k < s->svcs[i]->n_dependents; k++)
+        mark_dependents(s, s->svcs[i]->dependents[k], set);
 }
 
 /* The k-th service of the operation now, or NULL if a reload removed it. */
 static sw_svc *member(sw_ctl_op *op, sw_supervisor *s, size_t k)
 {
-    if (op->at[k] < s->n && strcmp(s->svcs[op->at[k]]->entry->id, op->ids[k]) == 0) return s->svcs[op->at[k]];
+    if (op->at[k] < s->n && strcmp(s->svcs[op->at[k]]->entry->id, op->ids[k]) == 0)
+        return s->svcs[op->at[k]];
     sw_svc *v = sw_supervisor_find(s, op->ids[k]);
     if (v) op->at[k] = v->index;
     return v;
@@ -43,7 +51,8 @@ static bool succeeded(const sw_ctl_op *op, const sw_svc *v)
     if (!v) return op->req.cmd == SW_CTL_STOP;
     if (op->req.cmd == SW_CTL_STOP) return !sw_svc_active(v);
     sw_svc_state st = sw_svc_state_of(v);
-    return st == SW_SVC_RUNNING || (st == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
+    return st == SW_SVC_RUNNING ||
+           (st == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
 }
 
 static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, char *out, size_t size)
@@ -57,13 +66,16 @@ static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, cha
     if (!in_time) {
         snprintf(out, size, "%s is still %s after %gs", id, state, op->req.timeout);
     } else if (op->req.cmd == SW_CTL_STOP) {
-        if (op->n_ids > 1) snprintf(out, size, "%s %s, with %zu dependent%s", id, state, op->n_ids - 1, op->n_ids == 2 ? "" : "s");
+        if (op->n_ids > 1)
+            snprintf(out, size, "%s %s, with %zu dependent%s", id, state, op->n_ids - 1,
+                     op->n_ids == 2 ? "" : "s");
         else snprintf(out, size, "%s %s", id, state);
     } else if (succeeded(op, v)) {
-        snprintf(out, size, "%s %s%s", id, op->req.cmd == SW_CTL_RESTART ? "restarted: " : "", state);
+        snprintf(out, size, "%s %s%s", id, op->req.cmd == SW_CTL_RESTART ? "restarted: " : "",
+                 state);
     } else {
-        snprintf(out, size, "%s %s%s%s%s", id, state, v->reason ? ": " : "", v->reason ? v->reason : "",
-                 sw_svc_waiting(v) ? " (a retry is scheduled)" : "");
+        snprintf(out, size, "%s %s%s%s%s", id, state, v->reason ? ": " : "",
+                 v->reason ? v->reason : "", sw_svc_waiting(v) ? " (a retry is scheduled)" : "");
     }
 }
 
@@ -82,8 +94,8 @@ static json_t *op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time)
             list = NULL;
         }
     }
-    return json_pack("{s:b, s:o, s:s, s:o}", "ok", (int)ok, ok ? "message" : "error", sw_json_str(text),
-                     "cmd", sw_ctl_cmd_name(op->req.cmd), "services", list);
+    return json_pack("{s:b, s:o, s:s, s:o}", "ok", (int)ok, ok ? "message" : "error",
+                     sw_json_str(text), "cmd", sw_ctl_cmd_name(op->req.cmd), "services", list);
 }
 
 static json_t *reload(sw_supervisor *s, bool all)
@@ -106,7 +118,8 @@ static json_t *reload(sw_supervisor *s, bool all)
                 list = NULL;
             }
         }
-        reply = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "reload failed: nothing changed", "errors", list);
+        reply = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "reload failed: nothing changed",
+                          "errors", list);
     }
     free(errors);
     return reply;
@@ -124,7 +137,8 @@ static void log_request(sw_supervisor *s, const sw_ctl_request *r)
     sw_log_field f[2] = {{.key = "cmd", .type = SW_LF_STR, .s = sw_ctl_cmd_name(r->cmd)}};
     size_t n = 1;
     if (r->id) f[n++] = (sw_log_field){.key = "id", .type = SW_LF_STR, .s = r->id};
-    sw_log_write(s->log, r->cmd == SW_CTL_STATUS ? SW_LOG_DEBUG : SW_LOG_INFO, NULL, "control request", f, n);
+    sw_log_write(s->log, r->cmd == SW_CTL_STATUS ? SW_LOG_DEBUG : SW_LOG_INFO, NULL,
+                 "control request", f, n);
 }
 
 /* Records the services of set (the named one first) by id. */
@@ -169,7 +183,8 @@ static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, json_t **reply)
     return sw_ctl_op_poll(op, s, reply);
 }
 
-sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len, json_t **reply)
+sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len,
+                             json_t **reply)
 {
     memset(op, 0, sizeof *op);
     *reply = NULL;
@@ -190,7 +205,8 @@ sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, 
         *reply = sw_ctl_status_one(s, v);
         return SW_CTL_ANSWERED;
     case SW_CTL_RELOAD:
-        *reply = s->shutting_down ? sw_ctl_error_reply("the host is shutting down") : reload(s, op->req.all);
+        *reply = s->shutting_down ? sw_ctl_error_reply("the host is shutting down")
+                                  : reload(s, op->req.all);
         return SW_CTL_ANSWERED;
     default:
         if (s->shutting_down && op->req.cmd != SW_CTL_STOP) {

@@ -16,10 +16,10 @@
  * services while it waits), with the index where each was last seen as a fast path. */
 typedef struct sw_ctl_op {
     sw_ctl_request req;
-    char **ids;           /* ids[0]: the service named by the request; then the others involved */
-    size_t *at;           /* last seen index in s->svcs of each */
+    char **ids; /* ids[0]: the service named by the request; then the others involved */
+    size_t *at; /* last seen index in s->svcs of each */
     size_t n_ids;
-    uint64_t deadline;    /* uv_hrtime */
+    uint64_t deadline; /* uv_hrtime */
 } sw_ctl_op;
 
 /* What sw_ctl_op_begin did with a request. */
@@ -31,7 +31,8 @@ typedef enum {
 } sw_ctl_begun;
 
 /* Handles one request line. The op needs sw_ctl_op_free whatever the outcome. */
-sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len, json_t **reply);
+sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len,
+                             json_t **reply);
 /* true with the reply in *reply (as above) once the services settled or the deadline passed. */
 bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply);
 void sw_ctl_op_free(sw_ctl_op *op);

@@ -20,7 +20,8 @@ int sw_ctl_claim_path(const char *path, char *err, size_t errlen)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof addr.sun_path) {
-        snprintf(err, errlen, "control socket path too long (at most %zu bytes): %s", sizeof addr.sun_path - 1, path);
+        snprintf(err, errlen, "control socket path too long (at most %zu bytes): %s",
+                 sizeof addr.sun_path - 1, path);
         return -1;
     }
     struct stat st;
@@ -53,7 +54,8 @@ int sw_ctl_bind_private(uv_pipe_t *server, const char *path, dev_t *dev, ino_t *
     int rc = uv_pipe_bind(server, path);
     umask(old);
     struct stat st;
-    if (rc == 0 && (chmod(path, 0600) != 0 || stat(path, &st) != 0)) rc = uv_translate_sys_error(errno);
+    if (rc == 0 && (chmod(path, 0600) != 0 || stat(path, &st) != 0))
+        rc = uv_translate_sys_error(errno);
     if (rc == 0) {
         *dev = st.st_dev;
         *ino = st.st_ino;

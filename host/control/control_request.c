@@ -53,18 +53,21 @@ static int parse_cmd(const json_t *v, sw_ctl_request *out, char *err, size_t err
             out->cmd = (sw_ctl_cmd)k;
             return 0;
         }
-    return fail(err, errlen, "unknown command \"%.64s\" (status, start, stop, restart or reload)", json_string_value(v));
+    return fail(err, errlen, "unknown command \"%.64s\" (status, start, stop, restart or reload)",
+                json_string_value(v));
 }
 
 /* One field of the object; unknown fields are refused. */
-static int parse_field(const char *k, const json_t *v, sw_ctl_request *out, bool *has_cmd, char *err, size_t errlen)
+static int parse_field(const char *k, const json_t *v, sw_ctl_request *out, bool *has_cmd,
+                       char *err, size_t errlen)
 {
     if (strcmp(k, "cmd") == 0) {
         *has_cmd = true;
         return parse_cmd(v, out, err, errlen);
     }
     if (strcmp(k, "id") == 0) {
-        if (!json_is_string(v) || json_string_length(v) == 0) return fail(err, errlen, "%s", "\"id\" must be a non-empty string");
+        if (!json_is_string(v) || json_string_length(v) == 0)
+            return fail(err, errlen, "%s", "\"id\" must be a non-empty string");
         out->id = strdup(json_string_value(v));
         return out->id ? 0 : fail(err, errlen, "%s", "out of memory");
     }
@@ -75,7 +78,8 @@ static int parse_field(const char *k, const json_t *v, sw_ctl_request *out, bool
     }
     if (strcmp(k, "timeout") == 0) {
         double t = json_is_number(v) ? json_number_value(v) : -1;
-        if (!(t >= 0 && t <= 86400)) return fail(err, errlen, "%s", "\"timeout\" must be a number of seconds (0 to 86400)");
+        if (!(t >= 0 && t <= 86400))
+            return fail(err, errlen, "%s", "\"timeout\" must be a number of seconds (0 to 86400)");
         out->timeout = t;
         return 0;
     }
@@ -83,29 +87,34 @@ static int parse_field(const char *k, const json_t *v, sw_ctl_request *out, bool
 }
 
 /* Which fields each command takes. */
-static int check_fields(const sw_ctl_request *r, bool has_all, bool has_timeout, char *err, size_t errlen)
+static int check_fields(const sw_ctl_request *r, bool has_all, bool has_timeout, char *err,
+                        size_t errlen)
 {
     const char *name = cmd_names[r->cmd];
     bool acts = r->cmd == SW_CTL_START || r->cmd == SW_CTL_STOP || r->cmd == SW_CTL_RESTART;
     if (acts && !r->id) return fail(err, errlen, "%s needs \"id\"", name);
     if (r->cmd == SW_CTL_RELOAD && r->id) return fail(err, errlen, "%s", "reload takes no \"id\"");
-    if (has_all && r->cmd != SW_CTL_RELOAD) return fail(err, errlen, "\"all\" does not apply to %s", name);
+    if (has_all && r->cmd != SW_CTL_RELOAD)
+        return fail(err, errlen, "\"all\" does not apply to %s", name);
     if (has_timeout && !acts) return fail(err, errlen, "\"timeout\" does not apply to %s", name);
     return 0;
 }
 
-int sw_ctl_request_parse(const char *line, size_t len, sw_ctl_request *out, char *err, size_t errlen)
+int sw_ctl_request_parse(const char *line, size_t len, sw_ctl_request *out, char *err,
+                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->timeout = SW_CTL_DEFAULT_TIMEOUT;
-    if (len > SW_CTL_MAX_LINE) return fail(err, errlen, "request too long (more than %s bytes)", "4096");
+    if (len > SW_CTL_MAX_LINE)
+        return fail(err, errlen, "request too long (more than %s bytes)", "4096");
     json_t *root = parse_object(line, len, err, errlen);
     if (!root) return -1;
     int rc = -1;
     bool has_cmd = false, has_all = false, has_timeout = false;
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         has_all = has_all || strcmp(key, "all") == 0;
         has_timeout = has_timeout || strcmp(key, "timeout") == 0;
         if (parse_field(key, v, out, &has_cmd, err, errlen) != 0) goto done;

@@ -12,9 +12,9 @@
 #include <stddef.h>
 
 /* The longest request line accepted, newline excluded. */
-#define SW_CTL_MAX_LINE 4096
+#define SW_CTL_MAX_LINE        4096
 /* The deepest nesting of arrays and objects a request may hold. */
-#define SW_CTL_MAX_DEPTH 64
+#define SW_CTL_MAX_DEPTH       64
 /* How long start/stop/restart wait for the services to settle when the request names no timeout. */
 #define SW_CTL_DEFAULT_TIMEOUT 60.0
 
@@ -22,14 +22,15 @@ typedef enum { SW_CTL_STATUS, SW_CTL_START, SW_CTL_STOP, SW_CTL_RESTART, SW_CTL_
 
 typedef struct sw_ctl_request {
     sw_ctl_cmd cmd;
-    char *id;        /* malloc'd; NULL when not given */
-    bool all;        /* reload: restart every service (as SIGUSR2) */
-    double timeout;  /* start/stop/restart: seconds to wait for the outcome */
+    char *id;       /* malloc'd; NULL when not given */
+    bool all;       /* reload: restart every service (as SIGUSR2) */
+    double timeout; /* start/stop/restart: seconds to wait for the outcome */
 } sw_ctl_request;
 
 /* Parses one line (without its newline). 0, or -1 with a message in err; out needs
  * sw_ctl_request_free either way. */
-int sw_ctl_request_parse(const char *line, size_t len, sw_ctl_request *out, char *err, size_t errlen);
+int sw_ctl_request_parse(const char *line, size_t len, sw_ctl_request *out, char *err,
+                         size_t errlen);
 void sw_ctl_request_free(sw_ctl_request *r);
 const char *sw_ctl_cmd_name(sw_ctl_cmd cmd);
 

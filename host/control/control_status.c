@@ -22,8 +22,8 @@ static void iso_time(char *out, size_t size, int64_t ns)
     time_t sec = (time_t)(ns / 1000000000LL);
     struct tm tm;
     gmtime_r(&sec, &tm);
-    snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
+    snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
 }
 
 json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_hr)
@@ -38,14 +38,18 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
     int rc = sw_json_set(o, "id", sw_json_str(v->entry->id));
     rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(sw_svc_state_of(v))));
     rc |= sw_json_set(o, "pid", sw_json_str(v->pid ? pid : NULL));
-    rc |= sw_json_set(o, "uptime", up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
+    rc |= sw_json_set(o, "uptime",
+                      up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
     /* its own process and those it spawned, at any depth (an ending run's tree included) */
     long long tree = v->tree ? atomic_load_explicit(&v->tree->live, memory_order_relaxed) : 0;
-    rc |= sw_json_set(o, "processes", json_integer((json_int_t)((v->pid ? 1 : 0) + (tree > 0 ? tree : 0))));
+    rc |= sw_json_set(o, "processes",
+                      json_integer((json_int_t)((v->pid ? 1 : 0) + (tree > 0 ? tree : 0))));
     rc |= sw_json_set(o, "restarts", json_integer((json_int_t)v->restarts));
     rc |= sw_json_set(o, "attempt", json_integer((json_int_t)v->attempt + 1));
     rc |= sw_json_set(o, "next_retry", sw_json_str(v->next_attempt_at ? at : NULL));
-    rc |= sw_json_set(o, "next_retry_in", v->next_attempt_at ? sw_json_num((double)(in > 0 ? in : 0) / 1e9) : json_null());
+    rc |= sw_json_set(o, "next_retry_in",
+                      v->next_attempt_at ? sw_json_num((double)(in > 0 ? in : 0) / 1e9)
+                                         : json_null());
     rc |= sw_json_set(o, "reason", sw_json_str(v->reason));
     rc |= sw_json_set(o, "group", sw_json_str(v->entry->parent ? v->entry->parent->id : NULL));
     if (rc == 0) return o;
@@ -64,8 +68,8 @@ json_t *sw_ctl_status_all(sw_supervisor *s, uint64_t host_start)
             list = NULL;
         }
     }
-    return json_pack("{s:b, s:{s:I, s:o, s:b, s:I}, s:o}", "ok", 1,
-                     "host", "pid", (json_int_t)getpid(), "uptime", sw_json_num((double)(hr - host_start) / 1e9),
+    return json_pack("{s:b, s:{s:I, s:o, s:b, s:I}, s:o}", "ok", 1, "host", "pid",
+                     (json_int_t)getpid(), "uptime", sw_json_num((double)(hr - host_start) / 1e9),
                      "shutting_down", (int)s->shutting_down, "services", (json_int_t)s->n,
                      "services", list);
 }
@@ -103,7 +107,8 @@ static json_t *errors(const sw_svc *v)
     json_t *list = json_array();
     unsigned kept = v->n_errors < SW_SVC_ERRORS ? v->n_errors : SW_SVC_ERRORS;
     for (unsigned k = 0; k < kept && list; k++) {
-        if (json_array_append_new(list, sw_json_str(v->last_errors[(v->n_errors - 1 - k) % SW_SVC_ERRORS])) != 0) {
+        if (json_array_append_new(
+                list, sw_json_str(v->last_errors[(v->n_errors - 1 - k) % SW_SVC_ERRORS])) != 0) {
             json_decref(list);
             list = NULL;
         }

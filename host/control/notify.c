@@ -35,13 +35,15 @@ sw_notify *sw_notify_from_env(sw_log *log)
     s->log = log;
     s->addr.sun_family = AF_UNIX;
     if ((path[0] != '/' && path[0] != '@') || n >= sizeof s->addr.sun_path) {
-        warn(log, "NOTIFY_SOCKET ignored", "not an absolute path or @abstract name of at most 107 bytes");
+        warn(log, "NOTIFY_SOCKET ignored",
+             "not an absolute path or @abstract name of at most 107 bytes");
         free(s);
         return NULL;
     }
     memcpy(s->addr.sun_path, path, n);
     if (path[0] == '@') s->addr.sun_path[0] = 0; /* abstract: leading NUL, length counts exactly */
-    s->addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] == '@' ? 0 : 1));
+    s->addr_len =
+        (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] == '@' ? 0 : 1));
     s->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s->fd < 0) {
         warn(log, "NOTIFY_SOCKET ignored", strerror(errno));
@@ -61,7 +63,8 @@ void sw_notify_send(void *arg, const char *state)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         snprintf(msg, sizeof msg, "%s\nMONOTONIC_USEC=%llu", state,
-                 (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
+                 (unsigned long long)ts.tv_sec * 1000000ULL +
+                     (unsigned long long)ts.tv_nsec / 1000);
     } else snprintf(msg, sizeof msg, "%s", state);
     ssize_t w;
     do w = sendto(s->fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&s->addr, s->addr_len);

@@ -15,7 +15,8 @@
 
 int sw_api_readonly_newindex(lua_State *L)
 {
-    return luaL_error(L, "attempt to modify a read-only host module (field '%s')", lua_tostring(L, 2));
+    return luaL_error(L, "attempt to modify a read-only host module (field '%s')",
+                      lua_tostring(L, 2));
 }
 
 void sw_api_push_metatable(lua_State *L, const void *key, void (*init)(lua_State *L))
@@ -47,8 +48,8 @@ void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tnam
 
 int sw_api_readonly(lua_State *L)
 {
-    lua_newtable(L);               /* proxy */
-    lua_createtable(L, 0, 4);      /* its metatable */
+    lua_newtable(L);          /* proxy */
+    lua_createtable(L, 0, 4); /* its metatable */
     lua_pushvalue(L, -3);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, sw_api_readonly_newindex);
@@ -61,8 +62,12 @@ int sw_api_readonly(lua_State *L)
     return 1;
 }
 
-#define OPENER(name, fn) \
-    static int open_##name(lua_State *L) { fn(L); return sw_api_readonly(L); }
+#define OPENER(name, fn)                 \
+    static int open_##name(lua_State *L) \
+    {                                    \
+        fn(L);                           \
+        return sw_api_readonly(L);       \
+    }
 
 OPENER(process, sw_open_process)
 OPENER(channel, sw_open_channel)
@@ -131,7 +136,8 @@ static int load_library(lua_State *L, const sw_entry *lib)
 static int api_require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
-    for (const char *const *m = sw_host_module_names; *m; m++) { /* the registry's list: one source */
+    for (const char *const *m = sw_host_module_names; *m;
+         m++) { /* the registry's list: one source */
         if (strcmp(*m, name) == 0) {
             lua_getglobal(L, name);
             return 1;
@@ -161,11 +167,13 @@ static int open_require(lua_State *L)
     return 1;
 }
 
-const sw_vm_lib sw_api_libs[] = {
-    {"process", open_process}, {"channel", open_channel}, {"time", open_time},
-    {"logger", open_logger}, {"errors", open_errors}, {"json", open_json},
-    {"registry", open_registry}, {"security", open_security}, {"net", open_net}, {"funcs", open_funcs}, {"http", open_http}, {"coroutine", open_coroutine}, {"require", open_require},
-    {NULL, NULL}};
+const sw_vm_lib sw_api_libs[] = {{"process", open_process},   {"channel", open_channel},
+                                 {"time", open_time},         {"logger", open_logger},
+                                 {"errors", open_errors},     {"json", open_json},
+                                 {"registry", open_registry}, {"security", open_security},
+                                 {"net", open_net},           {"funcs", open_funcs},
+                                 {"http", open_http},         {"coroutine", open_coroutine},
+                                 {"require", open_require},   {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)
 {

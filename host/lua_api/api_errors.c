@@ -6,8 +6,8 @@
 
 int sw_open_errors(lua_State *L)
 {
-    static const char *const uses[] = {"type", "next", "rawget", "rawset", "setmetatable",
-                                       "tostring", "select", "error", NULL};
+    static const char *const uses[] = {"type",     "next",   "rawget", "rawset", "setmetatable",
+                                       "tostring", "select", "error",  NULL};
     int n = 1;
     sw_api_load_shipped(L, "errors");
     luaL_newmetatable(L, "steward.error"); /* one per state */

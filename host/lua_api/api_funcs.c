@@ -16,12 +16,12 @@
 #include "task.h"
 
 typedef struct fcall {
-    sw_task_wait wait;           /* funcs.call: the blocked task's; first, for the cast back */
+    sw_task_wait wait; /* funcs.call: the blocked task's; first, for the cast back */
     sw_runtime *rt;
-    sw_workers *pool;            /* the caller's (the function runs there too) */
-    uint64_t child;              /* the function's pid while it runs; 0 once ended */
-    sw_task *task;               /* funcs.call: the blocked task; NULL once woken or gone */
-    int chan_ref;                /* funcs.async: the channel (registry ref), else LUA_NOREF */
+    sw_workers *pool; /* the caller's (the function runs there too) */
+    uint64_t child;   /* the function's pid while it runs; 0 once ended */
+    sw_task *task;    /* funcs.call: the blocked task; NULL once woken or gone */
+    int chan_ref;     /* funcs.async: the channel (registry ref), else LUA_NOREF */
 } fcall;
 
 static const char fcall_mt_key = 0;
@@ -199,8 +199,14 @@ static fcall *start(lua_State *L)
     lua_setmetatable(L, -2);
     push_calls(L);
     uint64_t ref = sw_proc_new_ref(p);
-    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = p->sendbuf.data,
-                  .args_len = p->sendbuf.len, .worker = p->worker, .monitor_by = p->id, .monitor_ref = ref};
+    sw_spawn s = {.entry = e,
+                  .registry = p->ctx.registry,
+                  .service = p->service,
+                  .args = p->sendbuf.data,
+                  .args_len = p->sendbuf.len,
+                  .worker = p->worker,
+                  .monitor_by = p->id,
+                  .monitor_ref = ref};
     lua_pushnumber(L, (lua_Number)ref);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3); /* registered first: a raise after the spawn would leave it unowned */

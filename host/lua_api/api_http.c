@@ -38,7 +38,8 @@ static void push_headers(lua_State *L, const char *h, size_t len)
         if (colon && colon > h) {
             luaL_Buffer b;
             luaL_buffinit(L, &b);
-            for (const char *c = h; c < colon; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
+            for (const char *c = h; c < colon; c++)
+                luaL_addchar(&b, (char)tolower((unsigned char)*c));
             luaL_pushresult(&b);
             const char *v = colon + 1, *ve = eol;
             while (v < ve && (*v == ' ' || *v == '\t')) v++;
@@ -104,7 +105,9 @@ static int64_t check_timeout(lua_State *L, int idx)
     } else if (lua_type(L, idx) == LUA_TSTRING) {
         if (sw_parse_duration(lua_tostring(L, idx), &ns) != 0) ns = -1;
     }
-    if (ns < 0) luaL_error(L, "http: timeout: expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");
+    if (ns < 0)
+        luaL_error(L,
+                   "http: timeout: expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");
     int64_t ms = (ns + 999999) / 1000000;
     return ms > 0 ? ms : 1; /* curl reads 0 as "never" */
 }
@@ -152,41 +155,48 @@ static int request(lua_State *L, int url_idx, const char *method, int body_idx, 
 {
     if (opts && lua_isnil(L, opts)) opts = 0;
     if (opts) luaL_checktype(L, opts, LUA_TTABLE);
-    sw_http_request r = {.method = method, .timeout_ms = SW_HTTP_TIMEOUT_MS, .max_body = SW_HTTP_MAX_BODY};
+    sw_http_request r = {
+        .method = method, .timeout_ms = SW_HTTP_TIMEOUT_MS, .max_body = SW_HTTP_MAX_BODY};
     if (!url_idx) url_idx = field(L, opts, "url");
     if (lua_type(L, url_idx) != LUA_TSTRING) luaL_error(L, "http: url: expected a string");
     r.url = lua_tostring(L, url_idx);
     if (!method) {
         int m = field(L, opts, "method");
-        bool ok = lua_isnil(L, m) || (lua_type(L, m) == LUA_TSTRING && is_token(lua_tostring(L, m), lua_objlen(L, m)));
+        bool ok = lua_isnil(L, m) ||
+                  (lua_type(L, m) == LUA_TSTRING && is_token(lua_tostring(L, m), lua_objlen(L, m)));
         if (!ok) luaL_error(L, "http: method: expected a method name such as \"GET\"");
         r.method = lua_isnil(L, m) ? "GET" : lua_tostring(L, m);
     }
     if (!body_idx) body_idx = field(L, opts, "body");
-    if (!lua_isnil(L, body_idx) && lua_type(L, body_idx) != LUA_TSTRING) luaL_error(L, "http: body: expected a string");
+    if (!lua_isnil(L, body_idx) && lua_type(L, body_idx) != LUA_TSTRING)
+        luaL_error(L, "http: body: expected a string");
     if (lua_type(L, body_idx) == LUA_TSTRING) r.body = lua_tolstring(L, body_idx, &r.body_len);
     int t = field(L, opts, "timeout");
     if (!lua_isnil(L, t)) r.timeout_ms = check_timeout(L, t);
     int mb = field(L, opts, "max_body");
     if (!lua_isnil(L, mb)) {
         lua_Number n = lua_tonumber(L, mb);
-        if (lua_type(L, mb) != LUA_TNUMBER || !(n >= 1 && n <= 4294967295.0)) luaL_error(L, "http: max_body: expected a byte count of at least 1");
+        if (lua_type(L, mb) != LUA_TNUMBER || !(n >= 1 && n <= 4294967295.0))
+            luaL_error(L, "http: max_body: expected a byte count of at least 1");
         r.max_body = (size_t)n;
     }
     int fr = field(L, opts, "follow_redirects");
-    if (!lua_isnil(L, fr) && !lua_isboolean(L, fr)) luaL_error(L, "http: follow_redirects: expected a boolean");
+    if (!lua_isnil(L, fr) && !lua_isboolean(L, fr))
+        luaL_error(L, "http: follow_redirects: expected a boolean");
     r.follow_redirects = lua_toboolean(L, fr);
     r.headers = header_lines(L, field(L, opts, "headers"), &r.n_headers);
 
     /* check: a task that can wait, a URL this client speaks, the guard */
     sw_task *task = sw_task_current(L);
-    if (!task || !lua_isyieldable(L)) return sw_task_block(L, NULL); /* raises as blocking calls do */
+    if (!task || !lua_isyieldable(L))
+        return sw_task_block(L, NULL); /* raises as blocking calls do */
     if (!scheme_ok(r.url)) {
         lua_pushfstring(L, "bad url \"%s\": expected http:// or https://", r.url);
         return fail(L, lua_tostring(L, -1));
     }
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
-    if (ctx->allowed && !ctx->allowed(L, "http.request", r.url)) return sw_push_denied(L, "http.request", r.url);
+    if (ctx->allowed && !ctx->allowed(L, "http.request", r.url))
+        return sw_push_denied(L, "http.request", r.url);
     /* arm, register the cleanup, yield; finish pushes the results at the delivery */
     char err[160];
     sw_http_xfer *x = sw_http_start(sw_proc_of(L), &r, err, sizeof err);
@@ -218,7 +228,8 @@ static int h_post(lua_State *L)
 
 int sw_open_http(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"request", h_request}, {"get", h_get}, {"post", h_post}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {
+        {"request", h_request}, {"get", h_get}, {"post", h_post}, {NULL, NULL}};
     lua_newtable(L);
     luaL_register(L, NULL, fns);
     return 1;

@@ -19,7 +19,7 @@
  * /usr/include/lua5.1). The library uses only lua_* / luaL_* symbols, so it binds to LuaJIT. */
 extern int luaopen_cjson(lua_State *L);
 
-#define JSON_REG_KEY "steward.cjson"
+#define JSON_REG_KEY   "steward.cjson"
 #define JSON_MAX_DEPTH 100
 
 /* cjson's opener sets a process-wide static (fpconv_init's locale decimal point) each time it

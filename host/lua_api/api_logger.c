@@ -18,7 +18,8 @@
 #include "json.h"
 
 #define LOGGER_STACK_FIELDS 32
-#define LOGGER_JSON_MAX (60 * 1024)  /* a nested field whose text passes about this is "<too large>" */
+#define LOGGER_JSON_MAX \
+    (60 * 1024) /* a nested field whose text passes about this is "<too large>" */
 #define LOGGER_JSON_DEPTH 16
 
 /* ---- nested tables as JSON ---- */
@@ -130,8 +131,10 @@ static int fill(lua_State *L, walk *w, int t, json_t *v, size_t n)
             const char *k = text;
             if (kt == LUA_TSTRING) k = lua_tolstring(L, -2, &len);
             else /* never lua_tostring a key under lua_next: it would turn into a string */
-                len = (size_t)(kt == LUA_TNUMBER ? number_key(text, sizeof text, lua_tonumber(L, -2))
-                                                 : snprintf(text, sizeof text, "%s", lua_toboolean(L, -2) ? "true" : "false"));
+                len =
+                    (size_t)(kt == LUA_TNUMBER ? number_key(text, sizeof text, lua_tonumber(L, -2))
+                                               : snprintf(text, sizeof text, "%s",
+                                                          lua_toboolean(L, -2) ? "true" : "false"));
             w->size += len + 4;
             rc = add_value(L, w, lua_gettop(L), v, k, len);
         }
@@ -177,7 +180,7 @@ static int add_value(lua_State *L, walk *w, int idx, json_t *parent, const char 
 typedef struct collect {
     sw_log_field *fields; /* room for every string key */
     size_t n;
-    json_t *values;       /* a list holding every table field's value (the fields borrow them) */
+    json_t *values; /* a list holding every table field's value (the fields borrow them) */
 } collect;
 
 /* The table at idx as a JSON field, or a placeholder when it is too large or memory runs out. */
@@ -201,8 +204,14 @@ static void table_field(lua_State *L, sw_log_field *f, int idx, collect *c)
 static bool scalar_field(lua_State *L, sw_log_field *f)
 {
     switch (lua_type(L, -1)) {
-    case LUA_TSTRING: f->type = SW_LF_STR; f->s = lua_tostring(L, -1); return true;
-    case LUA_TBOOLEAN: f->type = SW_LF_BOOL; f->b = lua_toboolean(L, -1); return true;
+    case LUA_TSTRING:
+        f->type = SW_LF_STR;
+        f->s = lua_tostring(L, -1);
+        return true;
+    case LUA_TBOOLEAN:
+        f->type = SW_LF_BOOL;
+        f->b = lua_toboolean(L, -1);
+        return true;
     case LUA_TNUMBER: {
         double d = lua_tonumber(L, -1);
         if (d == floor(d) && fabs(d) < 9.2e18) {
@@ -224,7 +233,9 @@ static bool scalar_field(lua_State *L, sw_log_field *f)
         /* fall through */
     default:
         f->type = SW_LF_STR;
-        f->s = lua_type(L, -1) == LUA_TFUNCTION ? "<function>" : lua_type(L, -1) == LUA_TTHREAD ? "<thread>" : "<userdata>";
+        f->s = lua_type(L, -1) == LUA_TFUNCTION ? "<function>"
+               : lua_type(L, -1) == LUA_TTHREAD ? "<thread>"
+                                                : "<userdata>";
         return true;
     }
 }
@@ -290,7 +301,8 @@ static int l_log(lua_State *L)
     int t = lua_type(L, base);
     if (t != LUA_TSTRING && t != LUA_TNUMBER) luaL_typerror(L, base, "string");
     t = lua_type(L, base + 1);
-    if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TTABLE) luaL_typerror(L, base + 1, "table or nil");
+    if (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TTABLE)
+        luaL_typerror(L, base + 1, "table or nil");
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     if (!ctx || !sw_log_enabled(ctx->log, level)) return 0;
     const char *msg = lua_tostring(L, base);
@@ -305,7 +317,8 @@ static int l_log(lua_State *L)
             n_keys += lua_type(L, -2) == LUA_TSTRING;
             lua_pop(L, 1);
         }
-        if (n_keys + 1 > LOGGER_STACK_FIELDS) c.fields = lua_newuserdata(L, (n_keys + 1) * sizeof *c.fields);
+        if (n_keys + 1 > LOGGER_STACK_FIELDS)
+            c.fields = lua_newuserdata(L, (n_keys + 1) * sizeof *c.fields);
         lua_pushvalue(L, lua_upvalueindex(2)); /* collect_fields */
         lua_pushlightuserdata(L, &c);
         lua_pushvalue(L, ft);

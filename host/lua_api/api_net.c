@@ -12,7 +12,7 @@
 #include "task.h"
 
 typedef struct net_obj {
-    sw_sock *s;                  /* NULL once closed (net.c clears it) */
+    sw_sock *s; /* NULL once closed (net.c clears it) */
 } net_obj;
 
 static const char conn_key = 0, listener_key = 0; /* their metatables, by address */
@@ -39,7 +39,8 @@ static int64_t opt_timeout(lua_State *L, int idx)
 static size_t check_count(lua_State *L, int idx)
 {
     lua_Number n = luaL_checknumber(L, idx);
-    if (!(n >= 1 && n <= 2147483647.0)) luaL_argerror(L, idx, "expected a byte count of at least 1");
+    if (!(n >= 1 && n <= 2147483647.0))
+        luaL_argerror(L, idx, "expected a byte count of at least 1");
     return (size_t)n;
 }
 
@@ -51,7 +52,10 @@ static sw_sock *check_sock(lua_State *L, const void *key, const char *tname)
 }
 
 static sw_sock *check_conn(lua_State *L) { return check_sock(L, &conn_key, "net.conn"); }
-static sw_sock *check_listener(lua_State *L) { return check_sock(L, &listener_key, "net.listener"); }
+static sw_sock *check_listener(lua_State *L)
+{
+    return check_sock(L, &listener_key, "net.listener");
+}
 
 static void push_obj(lua_State *L, sw_sock *s, const void *key, void (*init)(lua_State *L))
 {
@@ -70,10 +74,13 @@ static void push_conn(lua_State *L, sw_sock *s) { push_obj(L, s, &conn_key, init
  * step, timeout; its cancel disarms it if the task is freed), yields, and the step's results
  * are the call's once a later IO delivery lets it complete (runtime/net.c settle). */
 
-static int run_op(lua_State *L, sw_sock *s, sw_net_side side, sw_net_step step, size_t n, int64_t timeout_ns)
+static int run_op(lua_State *L, sw_sock *s, sw_net_side side, sw_net_step step, size_t n,
+                  int64_t timeout_ns)
 {
     sw_net_wait *w = sw_net_waiter(s, side);
-    if (w->task) return fail(L, side == SW_NET_IN ? "busy: another task is reading" : "busy: another task is writing");
+    if (w->task)
+        return fail(L, side == SW_NET_IN ? "busy: another task is reading"
+                                         : "busy: another task is writing");
     w->step = step;
     w->n = n;
     w->got = 0;
@@ -83,7 +90,8 @@ static int run_op(lua_State *L, sw_sock *s, sw_net_side side, sw_net_step step, 
     bool can_wait = t && lua_isyieldable(L);
     int k = step(w, L, false);
     bool gave_up = false;
-    if (k < 0 && (timeout_ns == 0 || !can_wait)) { /* no waiting: the step gives up (and cleans up) */
+    if (k < 0 &&
+        (timeout_ns == 0 || !can_wait)) { /* no waiting: the step gives up (and cleans up) */
         k = step(w, L, true);
         gave_up = true;
     }
@@ -95,7 +103,8 @@ static int run_op(lua_State *L, sw_sock *s, sw_net_side side, sw_net_step step, 
         sw_net_arm(w, t, timeout_ns);
         return sw_task_block(L, &w->base);
     }
-    if (gave_up && timeout_ns != 0) { /* it had to wait where no task can: raise as blocking calls do */
+    if (gave_up &&
+        timeout_ns != 0) { /* it had to wait where no task can: raise as blocking calls do */
         lua_pop(L, k);
         return sw_task_block(L, NULL);
     }
@@ -183,7 +192,10 @@ static void push_exact(sw_net_wait *w, lua_State *L, const char *b, size_t len)
 static int step_read_exact(sw_net_wait *w, lua_State *L, bool give_up)
 {
     sw_sock *s = w->sock;
-    if (!sw_net_usable(s)) { drop_parts(w, L); return fail(L, "closed"); }
+    if (!sw_net_usable(s)) {
+        drop_parts(w, L);
+        return fail(L, "closed");
+    }
     size_t have, need = w->n - w->got;
     const char *b = sw_net_peek(s, &have);
     if (have >= need) {
@@ -230,7 +242,10 @@ static int step_drain(sw_net_wait *w, lua_State *L, bool give_up)
     if (!sw_net_usable(w->sock)) return fail(L, "closed");
     int d = sw_net_drained(w->sock, false);
     if (d < 0) return fail_err(L, d);
-    if (d) { lua_pushboolean(L, 1); return 1; }
+    if (d) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
     return give_up ? timeout(L) : -1;
 }
 
@@ -244,14 +259,20 @@ static int c_write(lua_State *L)
     if (sw_net_waiter(s, SW_NET_OUT)->task) return fail(L, "busy: another task is writing");
     int rc = sw_net_write(s, data, len);
     if (rc < 0) return fail_err(L, rc);
-    if (rc == 0) { lua_pushboolean(L, 1); return 1; }
+    if (rc == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
     return run_op(L, s, SW_NET_OUT, step_drain, 0, t); /* queued past the bound: wait for room */
 }
 
 /* close's flush: the socket is closed in any case once this returns. */
 static int step_flush(sw_net_wait *w, lua_State *L, bool give_up)
 {
-    if (sw_net_closed(w->sock)) { lua_pushboolean(L, 1); return 1; } /* closed under it (process end) */
+    if (sw_net_closed(w->sock)) {
+        lua_pushboolean(L, 1);
+        return 1;
+    } /* closed under it (process end) */
     int d = sw_net_drained(w->sock, true);
     if (d == 0 && !give_up) return -1;
     w->close_after = true;
@@ -265,7 +286,10 @@ static int c_close(lua_State *L)
 {
     sw_sock *s = check_conn(L);
     int64_t t = opt_timeout(L, 2);
-    if (!s) { lua_pushboolean(L, 1); return 1; }
+    if (!s) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
     sw_net_close_begin(s, L); /* the object reads closed now; tasks waiting on it get "closed" */
     if (!sw_task_current(L) || !lua_isyieldable(L)) { /* no task to wait in: close now */
         sw_net_close(s, L);
@@ -302,7 +326,8 @@ static int conn_tostring(lua_State *L)
     return 1;
 }
 
-static void init_metatable(lua_State *L, const luaL_Reg *methods, const char *name, lua_CFunction tostring)
+static void init_metatable(lua_State *L, const luaL_Reg *methods, const char *name,
+                           lua_CFunction tostring)
 {
     lua_newtable(L);
     luaL_register(L, NULL, methods);
@@ -317,9 +342,14 @@ static void init_metatable(lua_State *L, const luaL_Reg *methods, const char *na
 
 static void init_conn(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"read", c_read}, {"read_line", c_read_line}, {"read_exact", c_read_exact}, {"write", c_write},
-        {"close", c_close}, {"peer", c_peer}, {"local_addr", c_local_addr}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"read", c_read},
+                                       {"read_line", c_read_line},
+                                       {"read_exact", c_read_exact},
+                                       {"write", c_write},
+                                       {"close", c_close},
+                                       {"peer", c_peer},
+                                       {"local_addr", c_local_addr},
+                                       {NULL, NULL}};
     init_metatable(L, methods, "net.conn", conn_tostring);
 }
 
@@ -331,7 +361,10 @@ static int step_accept(sw_net_wait *w, lua_State *L, bool give_up)
     sw_sock *c;
     int rc = sw_net_accept(w->sock, &c);
     if (rc < 0) return fail_err(L, rc);
-    if (c) { push_conn(L, c); return 1; }
+    if (c) {
+        push_conn(L, c);
+        return 1;
+    }
     return give_up ? timeout(L) : -1;
 }
 
@@ -369,7 +402,8 @@ static int listener_tostring(lua_State *L)
 
 static void init_listener(lua_State *L)
 {
-    static const luaL_Reg methods[] = {{"accept", l_accept}, {"addr", l_addr}, {"close", l_close}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {
+        {"accept", l_accept}, {"addr", l_addr}, {"close", l_close}, {NULL, NULL}};
     init_metatable(L, methods, "net.listener", listener_tostring);
 }
 
@@ -380,9 +414,11 @@ static int prepare(lua_State *L, const char *action, sw_net_addr *a)
 {
     const char *uri = luaL_checkstring(L, 1);
     char resource[sizeof a->path + 16], err[300];
-    if (sw_net_addr_parse(uri, a, resource, sizeof resource, err, sizeof err) != 0) return fail(L, err);
+    if (sw_net_addr_parse(uri, a, resource, sizeof resource, err, sizeof err) != 0)
+        return fail(L, err);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
-    if (ctx->allowed && !ctx->allowed(L, action, resource)) return sw_push_denied(L, action, resource);
+    if (ctx->allowed && !ctx->allowed(L, action, resource))
+        return sw_push_denied(L, action, resource);
     return 0;
 }
 
@@ -402,7 +438,10 @@ static int step_connect(sw_net_wait *w, lua_State *L, bool give_up)
 {
     if (sw_net_closed(w->sock)) return fail(L, "closed");
     int c = sw_net_connected(w->sock);
-    if (c > 0) { push_conn(L, w->sock); return 1; }
+    if (c > 0) {
+        push_conn(L, w->sock);
+        return 1;
+    }
     if (c == 0 && !give_up) return -1;
     w->close_after = true; /* no object holds it yet: it goes with the failure */
     return c < 0 ? fail_err(L, c) : timeout(L);

@@ -44,11 +44,12 @@ static bool guard(lua_State *L, const char *action, const char *resource)
     return false;
 }
 
-static int deliver(lua_State *L, uint64_t to, sw_delivery_type type, uint64_t ref, const char *topic,
-                   const sw_msgbuf *payload)
+static int deliver(lua_State *L, uint64_t to, sw_delivery_type type, uint64_t ref,
+                   const char *topic, const sw_msgbuf *payload)
 {
     sw_proc *p = sw_proc_of(L);
-    sw_delivery *d = sw_delivery_new(type, p->id, ref, topic, payload ? payload->data : NULL, payload ? payload->len : 0);
+    sw_delivery *d = sw_delivery_new(type, p->id, ref, topic, payload ? payload->data : NULL,
+                                     payload ? payload->len : 0);
     if (!d) return -1;
     return sw_runtime_deliver(p->rt, to, d);
 }
@@ -94,7 +95,8 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
  * monitor (SPAWN_MONITOR) and link (SPAWN_LINK) fit, else the error. */
 static const char *over_bounds(const sw_proc *p, int flags)
 {
-    if ((flags & SPAWN_MONITOR) && p->monitoring.n >= (size_t)p->rt->limits.monitors) return "too many monitors";
+    if ((flags & SPAWN_MONITOR) && p->monitoring.n >= (size_t)p->rt->limits.monitors)
+        return "too many monitors";
     if ((flags & SPAWN_LINK) && p->links.n >= (size_t)p->rt->limits.links) return "too many links";
     return NULL;
 }
@@ -125,15 +127,26 @@ static int spawn_with(lua_State *L, int flags)
         sw_msgbuf_free(&args);
         return fail(L, err);
     }
-    sw_spawn s = {.entry = e, .registry = p->ctx.registry, .service = p->service, .args = args.data, .args_len = args.len,
-                  .pool = pool, .parent = p};
+    sw_spawn s = {.entry = e,
+                  .registry = p->ctx.registry,
+                  .service = p->service,
+                  .args = args.data,
+                  .args_len = args.len,
+                  .pool = pool,
+                  .parent = p};
     if (!pool) s.worker = p->worker;
-    if (flags & SPAWN_MONITOR) { s.monitor_by = p->id; s.monitor_ref = sw_proc_new_ref(p); }
+    if (flags & SPAWN_MONITOR) {
+        s.monitor_by = p->id;
+        s.monitor_ref = sw_proc_new_ref(p);
+    }
     if (flags & SPAWN_LINK) s.link_to = p->id;
     uint64_t child = sw_proc_spawn(p->rt, &s, err, sizeof err);
     sw_msgbuf_free(&args);
     if (!child) return fail(L, err);
-    if (flags & SPAWN_MONITOR) { pidvec_push(&p->monitoring, child); pidvec_push(&p->monitoring_refs, s.monitor_ref); }
+    if (flags & SPAWN_MONITOR) {
+        pidvec_push(&p->monitoring, child);
+        pidvec_push(&p->monitoring_refs, s.monitor_ref);
+    }
     if (flags & SPAWN_LINK) pidvec_push(&p->links, child);
     char pid[32];
     sw_pid_format(child, pid, sizeof pid);
@@ -144,7 +157,10 @@ static int spawn_with(lua_State *L, int flags)
 static int p_spawn(lua_State *L) { return spawn_with(L, 0); }
 static int p_spawn_monitored(lua_State *L) { return spawn_with(L, SPAWN_MONITOR); }
 static int p_spawn_linked(lua_State *L) { return spawn_with(L, SPAWN_LINK); }
-static int p_spawn_linked_monitored(lua_State *L) { return spawn_with(L, SPAWN_LINK | SPAWN_MONITOR); }
+static int p_spawn_linked_monitored(lua_State *L)
+{
+    return spawn_with(L, SPAWN_LINK | SPAWN_MONITOR);
+}
 
 /* ---- messages and events ---- */
 
@@ -172,20 +188,25 @@ static int p_send(lua_State *L)
     const char *dest = luaL_checkstring(L, 1);
     const char *topic = luaL_checkstring(L, 2);
     sw_proc *self = sw_proc_of(L);
-    if (self->ctx.allowed && !self->ctx.allowed(L, "process.send", dest)) return sw_push_denied(L, "process.send", dest);
+    if (self->ctx.allowed && !self->ctx.allowed(L, "process.send", dest))
+        return sw_push_denied(L, "process.send", dest);
     uint64_t to = sw_api_resolve(L, dest);
     if (!to) return fail(L, "no such process");
     char err[256];
     sw_msgbuf *payload = &self->sendbuf; /* reused: no allocation per send */
     int n = lua_gettop(L) - 2;
-    if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0) return fail(L, err);
+    if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0)
+        return fail(L, err);
     sw_proc *target = send_target(self, to);
-    sw_delivery *d = target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len) : NULL;
+    sw_delivery *d =
+        target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len)
+               : NULL;
     int rc = !target ? SW_SEND_DEAD : !d ? SW_SEND_NO_MEMORY : sw_proc_send(target, d);
     if (rc != SW_SEND_OK) { /* refused: nothing was queued (a dead process's is simply dropped) */
         const char *why = rc == SW_SEND_FULL ? "mailbox full"
-                        : rc == SW_SEND_NO_MEMORY ? (d ? "host memory limit reached" : "out of memory")
-                        : "no such process";
+                          : rc == SW_SEND_NO_MEMORY
+                              ? (d ? "host memory limit reached" : "out of memory")
+                              : "no such process";
         free(d);
         if (rc == SW_SEND_DEAD) forget_target(self);
         return fail(L, why);
@@ -307,8 +328,10 @@ static int p_unmonitor(lua_State *L)
     for (size_t i = p->monitoring.n; i-- > 0;) {
         if (p->monitoring.v[i] != to) continue;
         deliver(L, to, SW_DLV_DEMONITOR, p->monitoring_refs.v[i], NULL, NULL);
-        memmove(p->monitoring.v + i, p->monitoring.v + i + 1, (p->monitoring.n - i - 1) * sizeof(uint64_t));
-        memmove(p->monitoring_refs.v + i, p->monitoring_refs.v + i + 1, (p->monitoring.n - i - 1) * sizeof(uint64_t));
+        memmove(p->monitoring.v + i, p->monitoring.v + i + 1,
+                (p->monitoring.n - i - 1) * sizeof(uint64_t));
+        memmove(p->monitoring_refs.v + i, p->monitoring_refs.v + i + 1,
+                (p->monitoring.n - i - 1) * sizeof(uint64_t));
         p->monitoring.n--;
         p->monitoring_refs.n--;
     }
@@ -372,7 +395,8 @@ static int r_register(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     if (!guard(L, "process.register", name)) return 2;
     uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
-    if (!id || strncmp(name, "host|", 5) == 0) return fail(L, id ? "names may not look like pids" : "no such process");
+    if (!id || strncmp(name, "host|", 5) == 0)
+        return fail(L, id ? "names may not look like pids" : "no such process");
     switch (sw_pidtable_register(&p->rt->pids, name, id, p->id, (size_t)p->rt->limits.names)) {
     case SW_NAME_OK: break;
     case SW_NAME_TAKEN: return fail(L, "name already registered");
@@ -409,17 +433,28 @@ static int r_unregister(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg process_fns[] = {
-    {"pid", p_pid}, {"spawn", p_spawn}, {"spawn_monitored", p_spawn_monitored},
-    {"spawn_linked", p_spawn_linked}, {"spawn_linked_monitored", p_spawn_linked_monitored},
-    {"send", p_send}, {"inbox", p_inbox}, {"events", p_events}, {"cancel", p_cancel},
-    {"terminate", p_terminate}, {"monitor", p_monitor}, {"unmonitor", p_unmonitor},
-    {"link", p_link}, {"unlink", p_unlink}, {"set_options", p_set_options}, {"ready", p_ready},
-    {NULL, NULL}};
+static const luaL_Reg process_fns[] = {{"pid", p_pid},
+                                       {"spawn", p_spawn},
+                                       {"spawn_monitored", p_spawn_monitored},
+                                       {"spawn_linked", p_spawn_linked},
+                                       {"spawn_linked_monitored", p_spawn_linked_monitored},
+                                       {"send", p_send},
+                                       {"inbox", p_inbox},
+                                       {"events", p_events},
+                                       {"cancel", p_cancel},
+                                       {"terminate", p_terminate},
+                                       {"monitor", p_monitor},
+                                       {"unmonitor", p_unmonitor},
+                                       {"link", p_link},
+                                       {"unlink", p_unlink},
+                                       {"set_options", p_set_options},
+                                       {"ready", p_ready},
+                                       {NULL, NULL}};
 
 static void push_registry_table(lua_State *L)
 {
-    static const luaL_Reg names[] = {{"register", r_register}, {"lookup", r_lookup}, {"unregister", r_unregister}, {NULL, NULL}};
+    static const luaL_Reg names[] = {
+        {"register", r_register}, {"lookup", r_lookup}, {"unregister", r_unregister}, {NULL, NULL}};
     lua_createtable(L, 0, 3);
     luaL_register(L, NULL, names);
     sw_api_readonly(L);

@@ -44,7 +44,8 @@ int sw_push_denied(lua_State *L, const char *action, const char *resource)
 static bool is_entry_key(const sw_node *k)
 {
     return k->type == SW_NODE_SCALAR &&
-           (strcmp(k->str, "name") == 0 || strcmp(k->str, "kind") == 0 || strcmp(k->str, "meta") == 0);
+           (strcmp(k->str, "name") == 0 || strcmp(k->str, "kind") == 0 ||
+            strcmp(k->str, "meta") == 0);
 }
 
 static void push_entry(lua_State *L, const sw_entry *e)
@@ -105,7 +106,7 @@ typedef struct crit {
     size_t len;
     double num;
     bool b;
-    int kind;         /* CRIT_KIND */
+    int kind; /* CRIT_KIND */
 } crit;
 
 static void crit_error(lua_State *L, const char *fmt, const char *arg)
@@ -135,9 +136,12 @@ static void read_crit(lua_State *L, crit *c)
     else if (strncmp(key, "meta.", 5) == 0 && valid_path(key + 5)) {
         c->what = CRIT_META;
         c->path = key + 5;
-    } else crit_error(L, "unknown criterion '%s' (expected kind, namespace, name or meta.<path>)", key);
+    } else
+        crit_error(L, "unknown criterion '%s' (expected kind, namespace, name or meta.<path>)",
+                   key);
     c->vtype = lua_type(L, -1);
-    if (c->what != CRIT_META && c->vtype != LUA_TSTRING) crit_error(L, "criterion '%s' must be a string", key);
+    if (c->what != CRIT_META && c->vtype != LUA_TSTRING)
+        crit_error(L, "criterion '%s' must be a string", key);
     switch (c->vtype) {
     case LUA_TSTRING: c->s = lua_tolstring(L, -1, &c->len); break; /* anchored by the table */
     case LUA_TNUMBER: c->num = lua_tonumber(L, -1); break;
@@ -158,7 +162,8 @@ static const sw_node *node_at(const sw_node *n, const char *path)
         const sw_node *next = NULL;
         for (size_t i = 0; i < n->n && !next; i++) {
             const sw_node *k = sw_node_key(n, i);
-            if (k->type == SW_NODE_SCALAR && k->len == len && memcmp(k->str, path, len) == 0) next = sw_node_val(n, i);
+            if (k->type == SW_NODE_SCALAR && k->len == len && memcmp(k->str, path, len) == 0)
+                next = sw_node_val(n, i);
         }
         n = next;
         path += len + (dot ? 1 : 0);
@@ -171,8 +176,11 @@ static bool meta_matches(const sw_entry *e, const crit *c)
     const sw_node *v = node_at(e->meta, c->path);
     if (!v || v->type != SW_NODE_SCALAR) return false;
     switch (c->vtype) {
-    case LUA_TSTRING: return v->scalar == SW_SCALAR_STRING && v->len == c->len && memcmp(v->str, c->s, c->len) == 0;
-    case LUA_TNUMBER: return (v->scalar == SW_SCALAR_INT || v->scalar == SW_SCALAR_FLOAT) && v->num == c->num;
+    case LUA_TSTRING:
+        return v->scalar == SW_SCALAR_STRING && v->len == c->len &&
+               memcmp(v->str, c->s, c->len) == 0;
+    case LUA_TNUMBER:
+        return (v->scalar == SW_SCALAR_INT || v->scalar == SW_SCALAR_FLOAT) && v->num == c->num;
     default: return v->scalar == SW_SCALAR_BOOL && (v->num != 0) == c->b;
     }
 }
@@ -182,10 +190,18 @@ static bool matches(const sw_entry *e, const crit *cs, size_t n)
     for (size_t i = 0; i < n; i++) {
         const crit *c = &cs[i];
         switch (c->what) {
-        case CRIT_KIND: if ((int)e->kind != c->kind) return false; break;
-        case CRIT_NAMESPACE: if (strcmp(e->ns, c->s) != 0) return false; break;
-        case CRIT_NAME: if (strcmp(e->name, c->s) != 0) return false; break;
-        case CRIT_META: if (!meta_matches(e, c)) return false; break;
+        case CRIT_KIND:
+            if ((int)e->kind != c->kind) return false;
+            break;
+        case CRIT_NAMESPACE:
+            if (strcmp(e->ns, c->s) != 0) return false;
+            break;
+        case CRIT_NAME:
+            if (strcmp(e->name, c->s) != 0) return false;
+            break;
+        case CRIT_META:
+            if (!meta_matches(e, c)) return false;
+            break;
         }
     }
     return true;

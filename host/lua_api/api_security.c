@@ -21,12 +21,13 @@
 
 typedef struct sec_cache {
     sw_runtime *rt;
-    const char *service;          /* owned by the process, which outlives its state */
-    sw_security_set *set;         /* a reference, or NULL before the first check */
-    const sw_sec_ctx *ctx;        /* the service's context in set, or NULL */
+    const char *service;   /* owned by the process, which outlives its state */
+    sw_security_set *set;  /* a reference, or NULL before the first check */
+    const sw_sec_ctx *ctx; /* the service's context in set, or NULL */
 } sec_cache;
 
-static const char cache_key = 0, cache_mt_key = 0, actor_mt_key = 0; /* addresses as registry keys */
+static const char cache_key = 0, cache_mt_key = 0,
+                  actor_mt_key = 0; /* addresses as registry keys */
 
 static int cache_gc(lua_State *L)
 {
@@ -86,7 +87,10 @@ static void lua_value(lua_State *L, sw_sec_value *out)
     memset(out, 0, sizeof *out);
     int t = lua_type(L, -1);
     switch (t) {
-    case LUA_TTABLE: *out = (sw_sec_value){.type = SW_SV_CONTAINER, .src = &lua_source, .ref = L, .idx = lua_gettop(L)}; return;
+    case LUA_TTABLE:
+        *out = (sw_sec_value){
+            .type = SW_SV_CONTAINER, .src = &lua_source, .ref = L, .idx = lua_gettop(L)};
+        return;
     case LUA_TSTRING: out->type = SW_SV_STRING, out->s = lua_tolstring(L, -1, &out->len); break;
     case LUA_TNUMBER: out->type = SW_SV_NUMBER, out->num = lua_tonumber(L, -1); break;
     case LUA_TBOOLEAN: out->type = SW_SV_BOOL, out->b = lua_toboolean(L, -1); break;
@@ -134,8 +138,8 @@ static sw_sec_decision decide(lua_State *L)
     if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TTABLE) luaL_typerror(L, 3, "table or nil");
     sw_sec_value meta = {.type = SW_SV_CONTAINER, .src = &lua_source, .ref = L, .idx = 3};
     int top = lua_gettop(L);
-    sw_sec_decision d = sw_security_check_len(current_ctx(c), !c->rt->security_relaxed, action, alen, resource, rlen,
-                                              t == LUA_TTABLE ? &meta : NULL);
+    sw_sec_decision d = sw_security_check_len(current_ctx(c), !c->rt->security_relaxed, action,
+                                              alen, resource, rlen, t == LUA_TTABLE ? &meta : NULL);
     lua_settop(L, top);
     return d;
 }
@@ -221,7 +225,10 @@ bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
 int sw_open_security(lua_State *L)
 {
     lua_createtable(L, 0, 3);
-    static const struct { const char *name; lua_CFunction fn; } fns[] = {{"can", l_can}, {"check", l_check}, {"actor", l_actor}};
+    static const struct {
+        const char *name;
+        lua_CFunction fn;
+    } fns[] = {{"can", l_can}, {"check", l_check}, {"actor", l_actor}};
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
         push_cache(L);
         lua_pushcclosure(L, fns[i].fn, 1);

@@ -20,7 +20,8 @@ int64_t sw_api_check_duration(lua_State *L, int idx)
     } else if (lua_type(L, idx) == LUA_TSTRING) {
         if (sw_parse_duration(lua_tostring(L, idx), &ns) != 0) ns = -1;
     }
-    if (ns < 0) luaL_argerror(L, idx, "expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");
+    if (ns < 0)
+        luaL_argerror(L, idx, "expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");
     return ns;
 }
 
@@ -94,7 +95,8 @@ static int t_ticker(lua_State *L)
     sw_timer **ud = lua_newuserdata(L, sizeof *ud);
     *ud = NULL;
     if (luaL_newmetatable(L, TICKER_MT)) {
-        static const luaL_Reg methods[] = {{"channel", ticker_channel}, {"stop", ticker_stop}, {NULL, NULL}};
+        static const luaL_Reg methods[] = {
+            {"channel", ticker_channel}, {"stop", ticker_stop}, {NULL, NULL}};
         lua_newtable(L);
         luaL_register(L, NULL, methods);
         lua_setfield(L, -2, "__index");
@@ -107,14 +109,15 @@ static int t_ticker(lua_State *L)
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, 1);
     lua_insert(L, -2);
-    lua_setfenv(L, -3); /* the ticker's env holds its channel */
+    lua_setfenv(L, -3);     /* the ticker's env holds its channel */
     *ud = arm(L, ns, true); /* target: the channel */
     return 1;
 }
 
 int sw_open_time(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"now", t_now}, {"sleep", t_sleep}, {"after", t_after}, {"ticker", t_ticker}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {
+        {"now", t_now}, {"sleep", t_sleep}, {"after", t_after}, {"ticker", t_ticker}, {NULL, NULL}};
     lua_newtable(L);
     luaL_register(L, NULL, fns);
     return 1;

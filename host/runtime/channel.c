@@ -18,13 +18,13 @@ typedef struct sw_chan sw_chan;
 
 struct wait_node {
     wait_node *next, *prev;
-    sw_chan *chan;          /* NULL once unlinked (fired, cancelled or the channel collected) */
+    sw_chan *chan; /* NULL once unlinked (fired, cancelled or the channel collected) */
     waitset *set;
     bool send;
 };
 
 struct waitset {
-    sw_task_wait base;      /* first: the task layer hands this pointer back to cancel */
+    sw_task_wait base; /* first: the task layer hands this pointer back to cancel */
     sw_task *task;
     bool select;
     int n;
@@ -36,8 +36,8 @@ typedef struct waitq {
 } waitq;
 
 struct sw_chan {
-    long cap;               /* SW_CHAN_UNBOUNDED, 0 or a positive capacity */
-    double head, tail;      /* buffered values are env[head+1 .. tail] */
+    long cap;          /* SW_CHAN_UNBOUNDED, 0 or a positive capacity */
+    double head, tail; /* buffered values are env[head+1 .. tail] */
     bool closed;
     waitq recvq, sendq;
 };
@@ -273,7 +273,8 @@ bool sw_chan_offer(lua_State *L, int idx)
     return ok;
 }
 
-void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud)
+void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud),
+                    void *ud)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
     sw_chan *c = to_chan(L, idx);
@@ -312,7 +313,8 @@ void sw_chan_close_at(lua_State *L, int idx)
 int sw_chan_new_lua(lua_State *L)
 {
     lua_Number cap = luaL_optnumber(L, 1, 0);
-    if (cap < 0 || cap != (lua_Number)(long)cap) return luaL_argerror(L, 1, "capacity must be a whole number >= 0");
+    if (cap < 0 || cap != (lua_Number)(long)cap)
+        return luaL_argerror(L, 1, "capacity must be a whole number >= 0");
     sw_chan_push_new(L, (long)cap);
     return 1;
 }
@@ -411,7 +413,8 @@ static int chan_tostring(lua_State *L)
 static sw_chan *select_case(lua_State *L, int i, bool *send)
 {
     lua_rawgeti(L, 1, i);
-    if (!lua_istable(L, -1)) luaL_error(L, "bad argument #1 to 'select' (case %d is not a channel case)", i);
+    if (!lua_istable(L, -1))
+        luaL_error(L, "bad argument #1 to 'select' (case %d is not a channel case)", i);
     lua_rawgeti(L, -1, 1);
     sw_chan *c = luaL_testudata(L, -1, CHAN_MT);
     if (!c) luaL_error(L, "bad argument #1 to 'select' (case %d has no channel)", i);
@@ -430,8 +433,13 @@ static bool select_try(lua_State *L, int i)
     bool fired = false;
     if (send) {
         lua_rawgeti(L, chan_idx - 1, 3);
-        if (c->closed) { index_of_chan_result(L, chan_idx, 0, false); fired = true; }
-        else if (try_send(L, chan_idx, c, lua_gettop(L))) { index_of_chan_result(L, chan_idx, 0, true); fired = true; }
+        if (c->closed) {
+            index_of_chan_result(L, chan_idx, 0, false);
+            fired = true;
+        } else if (try_send(L, chan_idx, c, lua_gettop(L))) {
+            index_of_chan_result(L, chan_idx, 0, true);
+            fired = true;
+        }
     } else if (try_receive(L, chan_idx, c)) {
         index_of_chan_result(L, chan_idx, lua_gettop(L), true);
         fired = true;
@@ -482,8 +490,9 @@ int sw_chan_select_lua(lua_State *L)
 static void push_metatable(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"send", chan_send}, {"receive", chan_receive}, {"close", chan_close},
-        {"case_receive", chan_case_receive}, {"case_send", chan_case_send}, {NULL, NULL}};
+        {"send", chan_send},           {"receive", chan_receive},
+        {"close", chan_close},         {"case_receive", chan_case_receive},
+        {"case_send", chan_case_send}, {NULL, NULL}};
     if (!luaL_newmetatable(L, CHAN_MT)) return;
     lua_createtable(L, 0, 5); /* sized up front: no rehash while filling it */
     lua_pushvalue(L, -2);
@@ -496,4 +505,3 @@ static void push_metatable(lua_State *L)
     lua_pushliteral(L, "channel");
     lua_setfield(L, -2, "__metatable");
 }
-

@@ -24,7 +24,8 @@ void sw_chan_push_new(lua_State *L, long capacity);
 bool sw_chan_offer(lua_State *L, int idx);
 /* Drops from the buffer of the channel at idx every value for which keep(L, value_idx, ud)
  * is false; the others keep their order. keep must not change the stack below value_idx. */
-void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud), void *ud);
+void sw_chan_filter(lua_State *L, int idx, bool (*keep)(lua_State *L, int value_idx, void *ud),
+                    void *ud);
 
 /* How many values a channel holds in its buffer (not counting blocked senders'). chan is its
  * userdata (lua_touserdata of a channel the host made, kept alive by the caller), so the count

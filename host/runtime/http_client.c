@@ -25,13 +25,13 @@ typedef struct http_poll http_poll;
 struct sw_http_multi {
     sw_worker *w;
     CURLM *multi;
-    uv_timer_t *timer;           /* its own allocation, handle first (see sw_workers_stop) */
-    sw_http_xfer *xfers;         /* in flight here (xfer.m_next) */
-    http_poll *polls;            /* every socket curl watches */
+    uv_timer_t *timer;   /* its own allocation, handle first (see sw_workers_stop) */
+    sw_http_xfer *xfers; /* in flight here (xfer.m_next) */
+    http_poll *polls;    /* every socket curl watches */
 };
 
 struct http_poll {
-    uv_poll_t h;                 /* first: callbacks get the handle's address */
+    uv_poll_t h; /* first: callbacks get the handle's address */
     curl_socket_t fd;
     sw_http_multi *m;
     http_poll *next, *prev;
@@ -45,15 +45,15 @@ typedef struct grow_buf {
 typedef enum { FAIL_NONE, FAIL_BODY, FAIL_HEADERS } xfer_failure;
 
 struct sw_http_xfer {
-    sw_task_wait base;           /* first: the task layer hands this pointer to cancel */
-    sw_proc *proc;               /* the owner, with a reference */
-    uint64_t id;                 /* what its delivery carries */
-    sw_http_xfer *next, *prev;   /* the process's transfers */
-    sw_http_multi *m;            /* while in flight (the process is pinned); NULL after */
+    sw_task_wait base;         /* first: the task layer hands this pointer to cancel */
+    sw_proc *proc;             /* the owner, with a reference */
+    uint64_t id;               /* what its delivery carries */
+    sw_http_xfer *next, *prev; /* the process's transfers */
+    sw_http_multi *m;          /* while in flight (the process is pinned); NULL after */
     sw_http_xfer *m_next, *m_prev;
     CURL *easy;
     struct curl_slist *headers;
-    sw_task *task;               /* waiting for it */
+    sw_task *task; /* waiting for it */
     sw_http_finish finish;
     bool done;
     CURLcode result;
@@ -233,7 +233,9 @@ static int on_timer_set(CURLM *multi, long timeout_ms, void *arg)
     sw_http_multi *m = arg;
     (void)multi;
     if (timeout_ms < 0) uv_timer_stop(m->timer);
-    else uv_timer_start(m->timer, on_timer, (uint64_t)timeout_ms, 0); /* 0: on the loop's next turn */
+    else
+        uv_timer_start(m->timer, on_timer, (uint64_t)timeout_ms,
+                       0); /* 0: on the loop's next turn */
     return 0;
 }
 
@@ -312,7 +314,8 @@ static void set_method(CURL *e, const sw_http_request *r)
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(r->body ? r->body_len : 0));
         curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, r->body ? r->body : "");
     }
-    if (!get && !post && strcmp(r->method, "HEAD") != 0) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+    if (!get && !post && strcmp(r->method, "HEAD") != 0)
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
     else if (get && r->body) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "GET");
 }
 
@@ -327,8 +330,9 @@ static bool set_options(sw_http_xfer *x, const sw_http_request *r)
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, r->follow_redirects ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_MAXREDIRS, (long)SW_HTTP_MAX_REDIRECTS);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)r->timeout_ms);
-    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body); /* a Content-Length past it fails early */
-    curl_easy_setopt(e, CURLOPT_PROXY, "");                                  /* no proxy from the environment */
+    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE,
+                     (curl_off_t)r->max_body); /* a Content-Length past it fails early */
+    curl_easy_setopt(e, CURLOPT_PROXY, "");    /* no proxy from the environment */
     /* A transfer removed while the threaded resolver still works detaches its thread rather
      * than waiting for it (which would block the loop). */
     curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
@@ -356,15 +360,24 @@ static bool set_options(sw_http_xfer *x, const sw_http_request *r)
 sw_http_xfer *sw_http_start(sw_proc *p, const sw_http_request *req, char *err, size_t errlen)
 {
     sw_worker *w = sw_worker_current();
-    if (!w || w != p->worker) { fail(err, errlen, "http needs the process's worker thread"); return NULL; }
+    if (!w || w != p->worker) {
+        fail(err, errlen, "http needs the process's worker thread");
+        return NULL;
+    }
     sw_http_owned *o = p->http ? p->http : (p->http = calloc(1, sizeof *p->http));
-    if (!o) { fail(err, errlen, "out of memory"); return NULL; }
+    if (!o) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
     if (o->n >= SW_HTTP_MAX_INFLIGHT) {
         snprintf(err, errlen, "too many requests (at most %d per process)", SW_HTTP_MAX_INFLIGHT);
         return NULL;
     }
     sw_http_multi *m = multi_of(w);
-    if (!m) { fail(err, errlen, "the HTTP client could not start"); return NULL; }
+    if (!m) {
+        fail(err, errlen, "the HTTP client could not start");
+        return NULL;
+    }
     sw_http_xfer *x = calloc(1, sizeof *x);
     if (x) x->easy = curl_easy_init();
     if (!x || !x->easy || !set_options(x, req)) {
@@ -408,7 +421,8 @@ sw_task_wait *sw_http_wait(sw_http_xfer *x, sw_task *t, sw_http_finish finish)
 
 const char *sw_http_error(const sw_http_xfer *x)
 {
-    if (x->failure == FAIL_BODY || x->result == CURLE_FILESIZE_EXCEEDED) return "response too large";
+    if (x->failure == FAIL_BODY || x->result == CURLE_FILESIZE_EXCEEDED)
+        return "response too large";
     if (x->failure == FAIL_HEADERS) return "response headers too large";
     if (x->result == CURLE_OK) return NULL;
     if (x->result == CURLE_OPERATION_TIMEDOUT) return "timeout";

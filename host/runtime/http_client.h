@@ -24,21 +24,21 @@ typedef struct sw_delivery sw_delivery;
 typedef struct sw_worker sw_worker;
 typedef struct sw_http_xfer sw_http_xfer;
 
-#define SW_HTTP_MAX_INFLIGHT 64                 /* per process */
-#define SW_HTTP_MAX_BODY (16u * 1024 * 1024)    /* response body, unless the request says */
-#define SW_HTTP_MAX_HEADERS (64 * 1024)         /* response header bytes */
-#define SW_HTTP_TIMEOUT_MS 30000                /* the whole transfer, unless the request says */
-#define SW_HTTP_MAX_REDIRECTS 5                 /* when follow_redirects is set */
+#define SW_HTTP_MAX_INFLIGHT  64                  /* per process */
+#define SW_HTTP_MAX_BODY      (16u * 1024 * 1024) /* response body, unless the request says */
+#define SW_HTTP_MAX_HEADERS   (64 * 1024)         /* response header bytes */
+#define SW_HTTP_TIMEOUT_MS    30000               /* the whole transfer, unless the request says */
+#define SW_HTTP_MAX_REDIRECTS 5                   /* when follow_redirects is set */
 
 typedef struct sw_http_request {
-    const char *method;          /* an HTTP token: "GET", "POST", "PUT", ... */
-    const char *url;             /* http:// or https:// (curl refuses other protocols) */
-    const char *const *headers;  /* "Name: value" lines (no CR or LF), n_headers of them */
+    const char *method;         /* an HTTP token: "GET", "POST", "PUT", ... */
+    const char *url;            /* http:// or https:// (curl refuses other protocols) */
+    const char *const *headers; /* "Name: value" lines (no CR or LF), n_headers of them */
     size_t n_headers;
-    const char *body;            /* sent as is when set (copied); NULL: none */
+    const char *body; /* sent as is when set (copied); NULL: none */
     size_t body_len;
-    int64_t timeout_ms;          /* > 0 */
-    size_t max_body;             /* > 0 */
+    int64_t timeout_ms; /* > 0 */
+    size_t max_body;    /* > 0 */
     bool follow_redirects;
 } sw_http_request;
 

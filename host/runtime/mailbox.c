@@ -54,7 +54,10 @@ void sw_delivery_free_list(sw_delivery *d)
 static size_t round_step(size_t n) { return (n + STEP - 1) / STEP * STEP; }
 
 /* What a delivery holds: its one allocation. */
-static size_t dlv_size(const sw_delivery *d) { return sizeof *d + (size_t)(d->payload - d->data) + d->len; }
+static size_t dlv_size(const sw_delivery *d)
+{
+    return sizeof *d + (size_t)(d->payload - d->data) + d->len;
+}
 
 /* Counts d in p's mailbox (lock held). A message that does not fit is refused; anything else
  * is counted and taken from the host's budget even past its cap. */
@@ -62,7 +65,8 @@ static int count_in(sw_proc *p, const sw_delivery *d, bool message)
 {
     sw_mailbox *mb = &p->mailbox;
     size_t size = dlv_size(d);
-    if (message && (mb->msgs >= mb->max_msgs || mb->bytes + size > mb->max_bytes)) return SW_SEND_FULL;
+    if (message && (mb->msgs >= mb->max_msgs || mb->bytes + size > mb->max_bytes))
+        return SW_SEND_FULL;
     if (mb->bytes + size > mb->taken) {
         size_t to = round_step(mb->bytes + size);
         if (!sw_vm_budget_take(&p->rt->memory, to - mb->taken, !message)) return SW_SEND_NO_MEMORY;
@@ -190,7 +194,8 @@ int sw_proc_send(sw_proc *p, sw_delivery *d) { return deliver(p, d, true); }
 static void answer_dead(sw_runtime *rt, uint64_t to, sw_delivery *d)
 {
     if (d->type == SW_DLV_MONITOR || d->type == SW_DLV_LINK) {
-        sw_delivery *ans = sw_delivery_new(d->type == SW_DLV_MONITOR ? SW_DLV_EXIT : SW_DLV_LINK_DOWN, to, d->ref, NULL, NULL, 0);
+        sw_delivery *ans = sw_delivery_new(
+            d->type == SW_DLV_MONITOR ? SW_DLV_EXIT : SW_DLV_LINK_DOWN, to, d->ref, NULL, NULL, 0);
         if (ans) {
             ans->failed = true;
             sw_proc *p = sw_pidtable_grab(&rt->pids, d->from);
@@ -251,12 +256,12 @@ bool sw_mailbox_park(sw_proc *p, bool ready)
 #define MSG_INLINE_MAX 512 /* topic + payload bytes copied into the object */
 
 typedef struct msg_obj {
-    sw_delivery *owned;            /* large: the delivery, freed by __gc; small: NULL */
+    sw_delivery *owned; /* large: the delivery, freed by __gc; small: NULL */
     uint64_t from;
     const char *topic;
     const unsigned char *payload;
     size_t len;
-    unsigned char bytes[];         /* small: topic (NUL-terminated), then payload */
+    unsigned char bytes[]; /* small: topic (NUL-terminated), then payload */
 } msg_obj;
 
 static const char msg_mt_key = 0;       /* small messages' metatable (registry key) */
@@ -266,7 +271,8 @@ static msg_obj *check_msg(lua_State *L)
 {
     msg_obj *m = lua_touserdata(L, 1);
     if (m && lua_getmetatable(L, 1)) {
-        int ok = lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
+        int ok =
+            lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
         lua_pop(L, 1);
         if (ok) return m;
     }
@@ -274,7 +280,11 @@ static msg_obj *check_msg(lua_State *L)
     return NULL;
 }
 
-static int msg_topic(lua_State *L) { lua_pushstring(L, check_msg(L)->topic); return 1; }
+static int msg_topic(lua_State *L)
+{
+    lua_pushstring(L, check_msg(L)->topic);
+    return 1;
+}
 
 static int msg_from(lua_State *L)
 {
@@ -313,8 +323,11 @@ static void push_key(lua_State *L, const char *key) { lua_pushlightuserdata(L, (
 /* Pushes the small and the large messages' metatables, made on first use. */
 static void push_msg_metatables(lua_State *L)
 {
-    static const luaL_Reg methods[] = {{"topic", msg_topic}, {"from", msg_from}, {"payload", msg_payload},
-                                       {"data", msg_data}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"topic", msg_topic},
+                                       {"from", msg_from},
+                                       {"payload", msg_payload},
+                                       {"data", msg_data},
+                                       {NULL, NULL}};
     push_key(L, &msg_mt_key);
     lua_rawget(L, LUA_REGISTRYINDEX);
     push_key(L, &msg_owned_mt_key);
@@ -347,7 +360,10 @@ static void push_msg_metatables(lua_State *L)
     lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
-static bool msg_small(const sw_delivery *d) { return (size_t)(d->payload - d->data) + d->len <= MSG_INLINE_MAX; }
+static bool msg_small(const sw_delivery *d)
+{
+    return (size_t)(d->payload - d->data) + d->len <= MSG_INLINE_MAX;
+}
 
 void sw_message_push(lua_State *L, sw_delivery *d)
 {
@@ -439,10 +455,16 @@ static void on_link_down(sw_proc *p, lua_State *L, const sw_delivery *d)
 static bool on_call_exit(lua_State *L, const sw_delivery *d)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, SW_CALLS_KEY);
-    if (lua_isnil(L, -1)) { lua_pop(L, 1); return false; }
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
     lua_pushnumber(L, (lua_Number)d->ref);
     lua_rawget(L, -2);
-    if (lua_isnil(L, -1)) { lua_pop(L, 2); return false; }
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 2);
+        return false;
+    }
     lua_pushnumber(L, (lua_Number)d->ref);
     lua_pushnil(L);
     lua_rawset(L, -4);
@@ -461,7 +483,8 @@ static void on_message(sw_proc *p, lua_State *L, sw_delivery *d)
 {
     size_t size = dlv_size(d);
     sw_proc_push_inbox(p, L);
-    if (!p->mailbox_out.inbox) p->mailbox_out.inbox = lua_touserdata(L, -1); /* anchored for p's life */
+    if (!p->mailbox_out.inbox)
+        p->mailbox_out.inbox = lua_touserdata(L, -1); /* anchored for p's life */
     out_push(&p->mailbox_out, size);
     if (!msg_small(d)) held_add(p, size);
     sw_message_push(L, d);
@@ -477,7 +500,8 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
     case SW_DLV_TIMER: on_timer(p, L, d); break;
     case SW_DLV_EXIT:
         if (on_call_exit(L, d)) break;
-        if (pidvec_remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref)) push_event(p, L, SW_EVENT_EXIT, d);
+        if (pidvec_remove_pair(&p->monitoring, &p->monitoring_refs, d->from, d->ref))
+            push_event(p, L, SW_EVENT_EXIT, d);
         break;
     case SW_DLV_LINK_DOWN: on_link_down(p, L, d); break;
     case SW_DLV_CANCEL: push_event(p, L, SW_EVENT_CANCEL, d); break;
@@ -486,7 +510,9 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
         pidvec_push(&p->watchers, d->from);
         pidvec_push(&p->watcher_refs, d->ref);
         break;
-    case SW_DLV_DEMONITOR: pidvec_remove_pair(&p->watchers, &p->watcher_refs, d->from, d->ref); break;
+    case SW_DLV_DEMONITOR:
+        pidvec_remove_pair(&p->watchers, &p->watcher_refs, d->from, d->ref);
+        break;
     case SW_DLV_LINK:
         pidvec_remove(&p->links, d->from);
         pidvec_push(&p->links, d->from);

@@ -30,23 +30,23 @@ typedef struct sw_runtime sw_runtime;
 #define SW_CALLS_KEY "steward.calls"
 
 /* The `kind` of the tables process.events() yields. */
-#define SW_EVENT_EXIT "exit"
+#define SW_EVENT_EXIT      "exit"
 #define SW_EVENT_LINK_DOWN "link_down"
-#define SW_EVENT_CANCEL "cancel"
+#define SW_EVENT_CANCEL    "cancel"
 
 typedef enum sw_delivery_type {
-    SW_DLV_MESSAGE,     /* from, topic, payload = encoded values */
-    SW_DLV_TIMER,       /* ref = timer id; failed = a ticker (keep the timer's entry) */
-    SW_DLV_EXIT,        /* a monitored process ended: from, ref = monitor ref, failed, payload = result */
-    SW_DLV_LINK_DOWN,   /* a linked process failed: from, payload = result */
-    SW_DLV_CANCEL,      /* from, payload = reason */
-    SW_DLV_KILL,        /* wakes a waiting process so it can die */
-    SW_DLV_MONITOR,     /* from wants an EXIT when this process ends; ref = monitor ref */
-    SW_DLV_DEMONITOR,   /* from no longer does; ref */
-    SW_DLV_LINK,        /* from links to this process */
+    SW_DLV_MESSAGE, /* from, topic, payload = encoded values */
+    SW_DLV_TIMER,   /* ref = timer id; failed = a ticker (keep the timer's entry) */
+    SW_DLV_EXIT, /* a monitored process ended: from, ref = monitor ref, failed, payload = result */
+    SW_DLV_LINK_DOWN, /* a linked process failed: from, payload = result */
+    SW_DLV_CANCEL,    /* from, payload = reason */
+    SW_DLV_KILL,      /* wakes a waiting process so it can die */
+    SW_DLV_MONITOR,   /* from wants an EXIT when this process ends; ref = monitor ref */
+    SW_DLV_DEMONITOR, /* from no longer does; ref */
+    SW_DLV_LINK,      /* from links to this process */
     SW_DLV_UNLINK,
-    SW_DLV_IO,          /* ref = a socket's id (net.c): something happened on it; its waiting tasks look */
-    SW_DLV_HTTP,        /* ref = an HTTP transfer's id (http_client.c): it finished; its task resumes */
+    SW_DLV_IO,   /* ref = a socket's id (net.c): something happened on it; its waiting tasks look */
+    SW_DLV_HTTP, /* ref = an HTTP transfer's id (http_client.c): it finished; its task resumes */
 } sw_delivery_type;
 
 /* One allocation holds the header, the topic and the encoded payload. */
@@ -55,28 +55,28 @@ typedef struct sw_delivery {
     sw_delivery_type type;
     bool failed;
     uint64_t from, ref;
-    const char *topic;          /* points into data[], or NULL */
+    const char *topic; /* points into data[], or NULL */
     const unsigned char *payload;
     size_t len;
-    unsigned char data[];       /* topic (NUL-terminated) then payload */
+    unsigned char data[]; /* topic (NUL-terminated) then payload */
 } sw_delivery;
 
 /* The queue itself, inside sw_proc; guarded by the process's lock. */
 typedef struct sw_mailbox {
     sw_delivery *head, *tail;
-    size_t msgs, bytes;          /* counted now (see above) */
-    size_t taken;                /* bytes taken from the host's budget for them */
-    size_t max_msgs, max_bytes;  /* the bounds, set at spawn */
+    size_t msgs, bytes;         /* counted now (see above) */
+    size_t taken;               /* bytes taken from the host's budget for them */
+    size_t max_msgs, max_bytes; /* the bounds, set at spawn */
 } sw_mailbox;
 
 /* The receiving side's count of what it took, kept by the thread running the process and
  * settled into the mailbox at the end of each slice. */
 typedef struct sw_mailbox_out {
-    const void *inbox;           /* the inbox channel's userdata, once a message made it */
-    uint32_t *sizes;             /* ring: bytes of each message put in the inbox, oldest first */
+    const void *inbox; /* the inbox channel's userdata, once a message made it */
+    uint32_t *sizes;   /* ring: bytes of each message put in the inbox, oldest first */
     size_t head, n, cap;
-    size_t bytes;                /* deliveries handled since the last settlement */
-    size_t held, held_taken;     /* payload kept by large message objects; taken from the budget */
+    size_t bytes;            /* deliveries handled since the last settlement */
+    size_t held, held_taken; /* payload kept by large message objects; taken from the budget */
 } sw_mailbox_out;
 
 /* What sw_proc_send returns. */

@@ -19,11 +19,19 @@
 
 #define MSG_VERSION 0xA1
 enum {
-    T_NIL, T_FALSE, T_TRUE, T_DOUBLE, T_INT, T_STR, T_TABLE,
-    T_SHORTSTR = 0x40, SHORTSTR_MAX = 63, T_SMALLINT = 0x80
+    T_NIL,
+    T_FALSE,
+    T_TRUE,
+    T_DOUBLE,
+    T_INT,
+    T_STR,
+    T_TABLE,
+    T_SHORTSTR = 0x40,
+    SHORTSTR_MAX = 63,
+    T_SMALLINT = 0x80
 };
 #define TABLE_HEAD 9          /* tag + two u32 counts */
-#define HINT_MAX (1u << 24)   /* clamp on lua_createtable hints (LuaJIT raises past 2^26) */
+#define HINT_MAX   (1u << 24) /* clamp on lua_createtable hints (LuaJIT raises past 2^26) */
 
 void sw_msgbuf_init(sw_msgbuf *b)
 {
@@ -45,28 +53,25 @@ typedef struct enc {
     size_t limit;
     char *err;
     size_t errlen;
-    int n, which;                        /* top-level values; the one being encoded */
-    int depth;                           /* tables on the current path */
-    const void *path[SW_MSG_MAX_DEPTH];  /* those tables, outermost first */
-    int keyidx[SW_MSG_MAX_DEPTH];        /* stack slot of the key visited in each */
+    int n, which;                       /* top-level values; the one being encoded */
+    int depth;                          /* tables on the current path */
+    const void *path[SW_MSG_MAX_DEPTH]; /* those tables, outermost first */
+    int keyidx[SW_MSG_MAX_DEPTH];       /* stack slot of the key visited in each */
 } enc;
 
 static void append(enc *e, size_t *used, const char *fmt, ...)
 {
-    if (*used + 1 >= e->errlen)
-        return;
+    if (*used + 1 >= e->errlen) return;
     va_list ap;
     va_start(ap, fmt);
     int r = vsnprintf(e->err + *used, e->errlen - *used, fmt, ap);
     va_end(ap);
-    if (r > 0)
-        *used = (*used + (size_t)r < e->errlen) ? *used + (size_t)r : e->errlen - 1;
+    if (r > 0) *used = (*used + (size_t)r < e->errlen) ? *used + (size_t)r : e->errlen - 1;
 }
 
 static int is_ident(const char *s, size_t n)
 {
-    if (n == 0 || n > 40 || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z')))
-        return 0;
+    if (n == 0 || n > 40 || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z'))) return 0;
     for (size_t i = 1; i < n; i++)
         if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') ||
               ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z')))
@@ -91,32 +96,24 @@ static void append_key(enc *e, size_t *used, int idx)
             append(e, used, "%c", (s[i] >= 32 && s[i] < 127 && s[i] != '"') ? s[i] : '?');
         append(e, used, n > 40 ? "...\"]" : "\"]");
         return;
-    case LUA_TNUMBER:
-        append(e, used, "[%.14g]", (double)lua_tonumber(L, idx));
-        return;
-    case LUA_TBOOLEAN:
-        append(e, used, lua_toboolean(L, idx) ? "[true]" : "[false]");
-        return;
-    default:
-        append(e, used, "[?]");
+    case LUA_TNUMBER: append(e, used, "[%.14g]", (double)lua_tonumber(L, idx)); return;
+    case LUA_TBOOLEAN: append(e, used, lua_toboolean(L, idx) ? "[true]" : "[false]"); return;
+    default: append(e, used, "[?]");
     }
 }
 
 /* Writes "<what> (at payload.k1.k2...)" into err, naming the first `levels` keys. */
 static int fail_at(enc *e, int levels, const char *fmt, ...)
 {
-    if (e->errlen == 0)
-        return -1;
+    if (e->errlen == 0) return -1;
     va_list ap;
     va_start(ap, fmt);
     int r = vsnprintf(e->err, e->errlen, fmt, ap);
     va_end(ap);
     size_t used = r < 0 ? 0 : ((size_t)r < e->errlen ? (size_t)r : e->errlen - 1);
-    if (levels < 0)
-        return -1;
+    if (levels < 0) return -1;
     append(e, &used, e->n == 1 ? " (at payload" : " (at payload#%d", e->which + 1);
-    for (int i = 0; i < levels; i++)
-        append_key(e, &used, e->keyidx[i]);
+    for (int i = 0; i < levels; i++) append_key(e, &used, e->keyidx[i]);
     append(e, &used, ")");
     return -1;
 }
@@ -135,21 +132,16 @@ static int grow(enc *e, size_t need)
 {
     sw_msgbuf *b = e->b;
     size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < need)
-        cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+    while (cap - b->len < need) cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
     unsigned char *p = realloc(b->data, cap);
-    if (!p)
-        return fail_at(e, -1, "cannot send: out of memory");
+    if (!p) return fail_at(e, -1, "cannot send: out of memory");
     b->data = p;
     b->cap = cap;
     return 0;
 }
 
 /* Makes room for n more bytes (the size limit is checked separately, on what is written). */
-static inline int room(enc *e, size_t n)
-{
-    return n <= e->b->cap - e->b->len ? 0 : grow(e, n);
-}
+static inline int room(enc *e, size_t n) { return n <= e->b->cap - e->b->len ? 0 : grow(e, n); }
 
 /* Accounts for n bytes just written at the end of the buffer; fails past the limit. */
 static inline int wrote(enc *e, size_t n)
@@ -171,16 +163,14 @@ static inline size_t varint(unsigned char *out, uint64_t v)
 
 static int enc_byte(enc *e, unsigned char c)
 {
-    if (room(e, 1))
-        return -1;
+    if (room(e, 1)) return -1;
     e->b->data[e->b->len] = c;
     return wrote(e, 1);
 }
 
 static int enc_number(enc *e, double d)
 {
-    if (room(e, 11))
-        return -1;
+    if (room(e, 11)) return -1;
     unsigned char *p = e->b->data + e->b->len;
     if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
         int64_t i = (int64_t)d;
@@ -201,10 +191,8 @@ static int enc_number(enc *e, double d)
 static int enc_string(enc *e, const char *s, size_t n)
 {
     /* refuse before allocating: a huge string over the limit is never copied */
-    if (n > e->limit - e->b->len)
-        return too_large(e);
-    if (room(e, n + 11))
-        return -1;
+    if (n > e->limit - e->b->len) return too_large(e);
+    if (room(e, n + 11)) return -1;
     unsigned char *p = e->b->data + e->b->len;
     size_t h = 1;
     if (n <= SHORTSTR_MAX) {
@@ -225,19 +213,15 @@ static int enc_table(enc *e, int idx)
     lua_State *L = e->L;
     const void *t = lua_topointer(L, idx);
     for (int i = 0; i < e->depth; i++)
-        if (e->path[i] == t)
-            return fail_at(e, e->depth, "cannot send a table with a cycle");
+        if (e->path[i] == t) return fail_at(e, e->depth, "cannot send a table with a cycle");
     if (e->depth == SW_MSG_MAX_DEPTH)
         return fail_at(e, e->depth, "cannot send tables nested deeper than %d levels",
                        SW_MSG_MAX_DEPTH);
-    if (!lua_checkstack(L, 3))
-        return fail_at(e, e->depth, "cannot send: Lua stack overflow");
-    if (room(e, TABLE_HEAD))
-        return -1;
+    if (!lua_checkstack(L, 3)) return fail_at(e, e->depth, "cannot send: Lua stack overflow");
+    if (room(e, TABLE_HEAD)) return -1;
     size_t head = e->b->len;
-    e->b->data[head] = T_TABLE;  /* counts are filled in at the end */
-    if (wrote(e, TABLE_HEAD))
-        return -1;
+    e->b->data[head] = T_TABLE; /* counts are filled in at the end */
+    if (wrote(e, TABLE_HEAD)) return -1;
     int d = e->depth++;
     e->path[d] = t;
     uint64_t narr = 0, nhash = 0;
@@ -253,17 +237,14 @@ static int enc_table(enc *e, int idx)
             in_array = 0;
             if (kt != LUA_TSTRING && kt != LUA_TNUMBER && kt != LUA_TBOOLEAN)
                 return fail_at(e, d, "cannot send a table with a %s key", type_name(L, kt));
-            if (enc_value(e, k, kt))
-                return -1;
+            if (enc_value(e, k, kt)) return -1;
             nhash++;
         }
-        if (enc_value(e, k + 1, lua_type(L, k + 1)))
-            return -1;
+        if (enc_value(e, k + 1, lua_type(L, k + 1))) return -1;
         lua_settop(L, k);
     }
     e->depth = d;
-    if (narr > UINT32_MAX || nhash > UINT32_MAX)
-        return too_large(e);
+    if (narr > UINT32_MAX || nhash > UINT32_MAX) return too_large(e);
     uint32_t c[2] = {(uint32_t)narr, (uint32_t)nhash};
     memcpy(e->b->data + head + 1, c, sizeof c);
     return 0;
@@ -276,24 +257,17 @@ static int enc_value(enc *e, int idx, int t)
     size_t n;
     const char *s;
     switch (t) {
-    case LUA_TNIL:
-        return enc_byte(e, T_NIL);
-    case LUA_TBOOLEAN:
-        return enc_byte(e, lua_toboolean(L, idx) ? T_TRUE : T_FALSE);
-    case LUA_TNUMBER:
-        return enc_number(e, (double)lua_tonumber(L, idx));
-    case LUA_TSTRING:
-        s = lua_tolstring(L, idx, &n);
-        return enc_string(e, s, n);
-    case LUA_TTABLE:
-        return enc_table(e, idx);
-    default:
-        return fail_at(e, e->depth, "cannot send a %s value", type_name(L, t));
+    case LUA_TNIL: return enc_byte(e, T_NIL);
+    case LUA_TBOOLEAN: return enc_byte(e, lua_toboolean(L, idx) ? T_TRUE : T_FALSE);
+    case LUA_TNUMBER: return enc_number(e, (double)lua_tonumber(L, idx));
+    case LUA_TSTRING: s = lua_tolstring(L, idx, &n); return enc_string(e, s, n);
+    case LUA_TTABLE: return enc_table(e, idx);
+    default: return fail_at(e, e->depth, "cannot send a %s value", type_name(L, t));
     }
 }
 
-int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out,
-                  char *err, size_t errlen)
+int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out, char *err,
+                  size_t errlen)
 {
     enc e;
     e.L = L;
@@ -304,12 +278,10 @@ int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out,
     e.n = n;
     e.which = 0;
     e.depth = 0;
-    if (errlen > 0)
-        err[0] = '\0';
+    if (errlen > 0) err[0] = '\0';
     out->len = 0;
     int top = lua_gettop(L);
-    if (first < 0 && first > LUA_REGISTRYINDEX)
-        first = top + first + 1;
+    if (first < 0 && first > LUA_REGISTRYINDEX) first = top + first + 1;
     if (n < 0 || (n > 0 && (first < 1 || first > top - n + 1))) {
         fail_at(&e, -1, "cannot send: bad value range");
         return -1;
@@ -322,8 +294,7 @@ int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out,
     for (e.which = 0; rc == 0 && e.which < n; e.which++)
         rc = enc_value(&e, first + e.which, lua_type(L, first + e.which));
     lua_settop(L, top);
-    if (rc)
-        out->len = 0;
+    if (rc) out->len = 0;
     return rc;
 }
 
@@ -338,8 +309,7 @@ static int get_varint(dec *d, uint64_t *v)
 {
     uint64_t r = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-        if (d->p == d->end)
-            return -1;
+        if (d->p == d->end) return -1;
         unsigned c = *d->p++;
         r |= (uint64_t)(c & 0x7f) << shift;
         if (!(c & 0x80)) {
@@ -356,25 +326,21 @@ static int dec_table(dec *d, int depth)
 {
     lua_State *L = d->L;
     uint32_t c[2];
-    if (depth > SW_MSG_MAX_DEPTH || (size_t)(d->end - d->p) < sizeof c)
-        return -1;
+    if (depth > SW_MSG_MAX_DEPTH || (size_t)(d->end - d->p) < sizeof c) return -1;
     memcpy(c, d->p, sizeof c);
     d->p += sizeof c;
     /* every array value takes a byte at least, every pair two */
     if ((uint64_t)c[0] + 2 * (uint64_t)c[1] > (uint64_t)(d->end - d->p) || c[0] > INT_MAX)
         return -1;
-    if (!lua_checkstack(L, 3))
-        return -1;
+    if (!lua_checkstack(L, 3)) return -1;
     lua_createtable(L, (int)(c[0] < HINT_MAX ? c[0] : HINT_MAX),
                     (int)(c[1] < HINT_MAX ? c[1] : HINT_MAX));
     for (uint32_t i = 1; i <= c[0]; i++) {
-        if (dec_value(d, depth, 0))
-            return -1;
+        if (dec_value(d, depth, 0)) return -1;
         lua_rawseti(L, -2, (int)i);
     }
     for (uint32_t i = 0; i < c[1]; i++) {
-        if (dec_value(d, depth, 1) || dec_value(d, depth, 0))
-            return -1;
+        if (dec_value(d, depth, 1) || dec_value(d, depth, 0)) return -1;
         lua_rawset(L, -3);
     }
     return 0;
@@ -382,8 +348,7 @@ static int dec_table(dec *d, int depth)
 
 static int dec_string(dec *d, size_t n)
 {
-    if (n > (size_t)(d->end - d->p))
-        return -1;
+    if (n > (size_t)(d->end - d->p)) return -1;
     lua_pushlstring(d->L, (const char *)d->p, n);
     d->p += n;
     return 0;
@@ -395,54 +360,42 @@ static int dec_value(dec *d, int depth, int as_key)
     lua_State *L = d->L;
     uint64_t u;
     double x;
-    if (d->p == d->end)
-        return -1;
+    if (d->p == d->end) return -1;
     unsigned tag = *d->p++;
     if (tag >= T_SMALLINT) {
         lua_pushnumber(L, (lua_Number)(tag - T_SMALLINT));
         return 0;
     }
-    if (tag >= T_SHORTSTR)
-        return dec_string(d, tag - T_SHORTSTR);
+    if (tag >= T_SHORTSTR) return dec_string(d, tag - T_SHORTSTR);
     switch (tag) {
     case T_NIL:
-        if (as_key)
-            return -1;
+        if (as_key) return -1;
         lua_pushnil(L);
         return 0;
     case T_FALSE:
-    case T_TRUE:
-        lua_pushboolean(L, tag == T_TRUE);
-        return 0;
+    case T_TRUE: lua_pushboolean(L, tag == T_TRUE); return 0;
     case T_DOUBLE:
-        if ((size_t)(d->end - d->p) < sizeof x)
-            return -1;
+        if ((size_t)(d->end - d->p) < sizeof x) return -1;
         memcpy(&x, d->p, sizeof x);
         d->p += sizeof x;
-        if (as_key && isnan(x))
-            return -1;
+        if (as_key && isnan(x)) return -1;
         lua_pushnumber(L, (lua_Number)x);
         return 0;
     case T_INT:
-        if (get_varint(d, &u))
-            return -1;
+        if (get_varint(d, &u)) return -1;
         lua_pushnumber(L, (lua_Number)(int64_t)((u >> 1) ^ (0 - (u & 1))));
         return 0;
     case T_STR:
-        if (get_varint(d, &u) || u > SIZE_MAX)
-            return -1;
+        if (get_varint(d, &u) || u > SIZE_MAX) return -1;
         return dec_string(d, (size_t)u);
-    case T_TABLE:
-        return as_key ? -1 : dec_table(d, depth + 1);
-    default:
-        return -1;
+    case T_TABLE: return as_key ? -1 : dec_table(d, depth + 1);
+    default: return -1;
     }
 }
 
 int sw_msg_decode(lua_State *L, const unsigned char *data, size_t len)
 {
-    if (!data || len < 1 || data[0] != MSG_VERSION)
-        return -1;
+    if (!data || len < 1 || data[0] != MSG_VERSION) return -1;
     dec d = {L, data + 1, data + len};
     int base = lua_gettop(L);
     uint64_t n;

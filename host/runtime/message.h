@@ -42,8 +42,8 @@ void sw_msgbuf_free(sw_msgbuf *b);
  * deeply nested tables may raise L's own out-of-memory error (no C memory is held then;
  * out keeps its allocation and must still be freed by its owner).
  * Thread: the one running L. */
-int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out,
-                  char *err, size_t errlen);
+int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out, char *err,
+                  size_t errlen);
 
 /* Pushes the values encoded in data[0..len) onto L and returns how many, or returns -1 if
  * the buffer is corrupt, truncated, or holds more values than L's stack can take; L's stack

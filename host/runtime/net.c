@@ -17,10 +17,11 @@
 #include "proc.h"
 #include "worker.h"
 
-#define READ_BUFFER_FIRST (16 * 1024) /* a connection's buffer starts here, grows to SW_NET_READ_BUFFER */
+#define READ_BUFFER_FIRST \
+    (16 * 1024) /* a connection's buffer starts here, grows to SW_NET_READ_BUFFER */
 
 struct sw_net_timer {
-    uv_timer_t h;                /* first: sw_workers_stop frees a timer it closes with free(h) */
+    uv_timer_t h; /* first: sw_workers_stop frees a timer it closes with free(h) */
     sw_sock *s;
     sw_net_side side;
 };
@@ -36,16 +37,16 @@ struct sw_sock {
         uv_stream_t stream;
         uv_tcp_t tcp;
         uv_pipe_t pipe;
-    } h;                         /* first: callbacks get the handle's address */
+    } h; /* first: callbacks get the handle's address */
     uv_connect_t connect_req;
-    sw_proc *proc;               /* the owner (a reference) while open; NULL once closed */
-    uint64_t id;                 /* generation << 32 | slot: what its IO deliveries carry */
-    sw_sock **ref;               /* the Lua object's pointer to it, cleared at close */
-    char *unlink_path;           /* a unix listener's socket file, removed at close */
+    sw_proc *proc;     /* the owner (a reference) while open; NULL once closed */
+    uint64_t id;       /* generation << 32 | slot: what its IO deliveries carry */
+    sw_sock **ref;     /* the Lua object's pointer to it, cleared at close */
+    char *unlink_path; /* a unix listener's socket file, removed at close */
     bool is_unix, connecting, reading, pending, nudged, closing, closed;
     int connect_err, accept_err, read_end, write_err;
-    unsigned writes;             /* uv_write requests in flight */
-    char *buf;                   /* unread bytes: buf[start, end) */
+    unsigned writes; /* uv_write requests in flight */
+    char *buf;       /* unread bytes: buf[start, end) */
     size_t start, end, cap;
     sw_net_wait wait[2];
 };
@@ -218,10 +219,19 @@ void sw_net_dispatch(sw_proc *p, lua_State *L, const sw_delivery *d)
 static sw_sock *sock_new(sw_proc *p, bool is_unix, int *err)
 {
     sw_worker *w = sw_worker_current();
-    if (!w || w != p->worker) { *err = SW_NET_ETHREAD; return NULL; }
-    if (sw_net_count(p) >= SW_NET_MAX_SOCKETS) { *err = SW_NET_ELIMIT; return NULL; }
+    if (!w || w != p->worker) {
+        *err = SW_NET_ETHREAD;
+        return NULL;
+    }
+    if (sw_net_count(p) >= SW_NET_MAX_SOCKETS) {
+        *err = SW_NET_ELIMIT;
+        return NULL;
+    }
     sw_sock *s = calloc(1, sizeof *s);
-    if (!s) { *err = UV_ENOMEM; return NULL; }
+    if (!s) {
+        *err = UV_ENOMEM;
+        return NULL;
+    }
     s->is_unix = is_unix;
     for (int i = 0; i < 2; i++) s->wait[i].sock = s;
     int rc = is_unix ? uv_pipe_init(&w->loop, &s->h.pipe, 0) : uv_tcp_init(&w->loop, &s->h.tcp);
@@ -322,7 +332,8 @@ sw_sock *sw_net_listen(sw_proc *p, const sw_net_addr *a, int *err)
     sw_sock *s = sock_new(p, a->is_unix, err);
     if (!s) return NULL;
     int rc = a->is_unix ? uv_pipe_bind(&s->h.pipe, a->path) : uv_tcp_bind(&s->h.tcp, &a->ip.sa, 0);
-    if (rc == UV_EADDRINUSE && a->is_unix && unlink_if_stale(a->path)) rc = uv_pipe_bind(&s->h.pipe, a->path);
+    if (rc == UV_EADDRINUSE && a->is_unix && unlink_if_stale(a->path))
+        rc = uv_pipe_bind(&s->h.pipe, a->path);
     if (rc == 0 && a->is_unix) s->unlink_path = strdup(a->path); /* ours now: removed at close */
     if (rc == 0) rc = uv_listen(&s->h.stream, SW_NET_BACKLOG, on_connection);
     if (rc != 0) {
@@ -365,7 +376,8 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED) return; /* closed under way: whoever closed it answered */
     s->connecting = false;
     s->connect_err = status;
-    if (status == 0 && !s->is_unix) uv_tcp_nodelay(&s->h.tcp, 1); /* each write goes out as it is made */
+    if (status == 0 && !s->is_unix)
+        uv_tcp_nodelay(&s->h.tcp, 1); /* each write goes out as it is made */
     if (status == 0) start_reading(s);
     nudge(s);
 }
@@ -376,7 +388,8 @@ sw_sock *sw_net_connect(sw_proc *p, const sw_net_addr *a, int *err)
     if (!s) return NULL;
     s->connecting = true;
     int rc = 0;
-    if (a->is_unix) uv_pipe_connect(&s->connect_req, &s->h.pipe, a->path, on_connect); /* errors: on_connect */
+    if (a->is_unix)
+        uv_pipe_connect(&s->connect_req, &s->h.pipe, a->path, on_connect); /* errors: on_connect */
     else rc = uv_tcp_connect(&s->connect_req, &s->h.tcp, &a->ip.sa, on_connect);
     if (rc != 0) {
         *err = rc;
@@ -455,9 +468,10 @@ int sw_net_drained(sw_sock *s, bool all)
 int sw_net_name(sw_sock *s, bool peer, char *out, size_t len)
 {
     if (s->is_unix) {
-        char path[sizeof ((sw_net_addr *)0)->path + 1];
+        char path[sizeof((sw_net_addr *)0)->path + 1];
         size_t n = sizeof path;
-        int rc = peer ? uv_pipe_getpeername(&s->h.pipe, path, &n) : uv_pipe_getsockname(&s->h.pipe, path, &n);
+        int rc = peer ? uv_pipe_getpeername(&s->h.pipe, path, &n)
+                      : uv_pipe_getsockname(&s->h.pipe, path, &n);
         if (rc == UV_ENOBUFS || (rc == 0 && n >= sizeof path)) n = 0;
         else if (rc != 0) return rc;
         snprintf(out, len, "unix://%.*s", (int)n, path);

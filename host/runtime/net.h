@@ -24,16 +24,17 @@ typedef struct sw_proc sw_proc;
 typedef struct sw_delivery sw_delivery;
 typedef struct sw_sock sw_sock;
 
-#define SW_NET_MAX_SOCKETS 1024        /* per process: listeners, connections, connects under way */
-#define SW_NET_READ_BUFFER (64 * 1024) /* per connection: unread bytes held before it stops
+#define SW_NET_MAX_SOCKETS 1024 /* per process: listeners, connections, connects under way */
+#define SW_NET_READ_BUFFER \
+    (64 * 1024)                        /* per connection: unread bytes held before it stops
                                         * reading from the kernel (backpressure); also the
                                         * longest line read_line returns */
 #define SW_NET_WRITE_QUEUE (64 * 1024) /* per connection: bytes queued beyond which a write waits */
-#define SW_NET_BACKLOG 511             /* listen(2) backlog */
+#define SW_NET_BACKLOG     511         /* listen(2) backlog */
 
 /* Errors beyond libuv's (negative, as libuv's are). */
-#define SW_NET_ELIMIT (-100001)        /* the process has SW_NET_MAX_SOCKETS sockets */
-#define SW_NET_ETHREAD (-100002)       /* not called on the worker running the process */
+#define SW_NET_ELIMIT  (-100001) /* the process has SW_NET_MAX_SOCKETS sockets */
+#define SW_NET_ETHREAD (-100002) /* not called on the worker running the process */
 
 /* ---- addresses (net_addr.c): pure functions, any thread ---- */
 
@@ -44,14 +45,15 @@ typedef struct sw_net_addr {
         struct sockaddr_in v4;
         struct sockaddr_in6 v6;
     } ip;
-    char path[108];              /* unix: the socket file (sizeof sockaddr_un.sun_path) */
+    char path[108]; /* unix: the socket file (sizeof sockaddr_un.sun_path) */
 } sw_net_addr;
 
 /* Parses "tcp://HOST:PORT" (HOST a numeric IPv4 address, "[IPv6]" or "localhost"; PORT
  * 0-65535) or "unix://PATH" ("unix:///run/x.sock": absolute; "unix://x.sock": relative).
  * Writes the resource its guard checks: "tcp:HOST:PORT" (HOST as written, brackets kept) or
  * "unix:PATH". 0, or -1 with a message in err. */
-int sw_net_addr_parse(const char *uri, sw_net_addr *a, char *resource, size_t rlen, char *err, size_t errlen);
+int sw_net_addr_parse(const char *uri, sw_net_addr *a, char *resource, size_t rlen, char *err,
+                      size_t errlen);
 /* "tcp://127.0.0.1:8080" or "tcp://[::1]:8080" for an IPv4 or IPv6 socket address. */
 void sw_net_addr_format(const struct sockaddr *sa, char *out, size_t len);
 
@@ -126,15 +128,15 @@ typedef int (*sw_net_step)(sw_net_wait *w, lua_State *L, bool give_up);
 typedef struct sw_net_timer sw_net_timer;
 
 struct sw_net_wait {
-    sw_task_wait base;           /* first: the task layer hands this pointer to cancel */
+    sw_task_wait base; /* first: the task layer hands this pointer to cancel */
     sw_sock *sock;
-    sw_task *task;               /* blocked here; NULL: nobody waits on this side */
+    sw_task *task; /* blocked here; NULL: nobody waits on this side */
     sw_net_step step;
-    size_t n, got;               /* the call's own state (api_net.c) */
-    int parts;                   /* read_exact: registry ref of the pieces taken so far */
-    bool close_after;            /* set by a step: close the socket once its results are out */
+    size_t n, got;    /* the call's own state (api_net.c) */
+    int parts;        /* read_exact: registry ref of the pieces taken so far */
+    bool close_after; /* set by a step: close the socket once its results are out */
     bool timed_out;
-    sw_net_timer *timer;         /* made on first use, closed with the socket */
+    sw_net_timer *timer; /* made on first use, closed with the socket */
 };
 
 /* The side's wait record: busy while ->task is set; the caller fills step, n, got, parts. */

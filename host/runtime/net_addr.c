@@ -38,7 +38,8 @@ static int parse_port(const char *s, unsigned *port)
     return 0;
 }
 
-static int parse_unix(const char *uri, sw_net_addr *a, char *resource, size_t rlen, char *err, size_t errlen)
+static int parse_unix(const char *uri, sw_net_addr *a, char *resource, size_t rlen, char *err,
+                      size_t errlen)
 {
     const char *path = uri + strlen("unix://");
     size_t n = strlen(path);
@@ -50,11 +51,13 @@ static int parse_unix(const char *uri, sw_net_addr *a, char *resource, size_t rl
     return 0;
 }
 
-int sw_net_addr_parse(const char *uri, sw_net_addr *a, char *resource, size_t rlen, char *err, size_t errlen)
+int sw_net_addr_parse(const char *uri, sw_net_addr *a, char *resource, size_t rlen, char *err,
+                      size_t errlen)
 {
     memset(a, 0, sizeof *a);
     if (strncmp(uri, "unix://", 7) == 0) return parse_unix(uri, a, resource, rlen, err, errlen);
-    if (strncmp(uri, "tcp://", 6) != 0) return bad(err, errlen, uri, "expected tcp://HOST:PORT or unix://PATH");
+    if (strncmp(uri, "tcp://", 6) != 0)
+        return bad(err, errlen, uri, "expected tcp://HOST:PORT or unix://PATH");
     const char *h = uri + 6, *colon;
     char host[64];
     size_t hlen;
@@ -76,8 +79,9 @@ int sw_net_addr_parse(const char *uri, sw_net_addr *a, char *resource, size_t rl
     host[hlen] = 0;
     unsigned port;
     if (parse_port(colon + 1, &port) != 0) return bad(err, errlen, uri, "port must be 0-65535");
-    int rc = v6 ? uv_ip6_addr(host, (int)port, &a->ip.v6)
-                : uv_ip4_addr(strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, (int)port, &a->ip.v4);
+    int rc =
+        v6 ? uv_ip6_addr(host, (int)port, &a->ip.v6)
+           : uv_ip4_addr(strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, (int)port, &a->ip.v4);
     if (rc != 0) return bad(err, errlen, uri, "the host must be a numeric IP address or localhost");
     snprintf(resource, rlen, "tcp:%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "", port);
     return 0;

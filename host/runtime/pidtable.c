@@ -104,8 +104,8 @@ size_t sw_pidtable_live(sw_pidtable *t)
     return n;
 }
 
-size_t sw_pidtable_grab_matching(sw_pidtable *t, bool (*match)(const sw_proc *p, void *arg), void *arg,
-                                 sw_proc **out, size_t max)
+size_t sw_pidtable_grab_matching(sw_pidtable *t, bool (*match)(const sw_proc *p, void *arg),
+                                 void *arg, sw_proc **out, size_t max)
 {
     size_t n = 0;
     pthread_mutex_lock(&t->lock);
@@ -174,7 +174,10 @@ static void names_grow(sw_pidtable *t)
     t->names_used = 0;
     for (size_t i = 0; i < old_cap; i++) {
         if (!old[i].name) continue;
-        if (!old[i].id) { free(old[i].name); continue; }
+        if (!old[i].id) {
+            free(old[i].name);
+            continue;
+        }
         size_t j = hash_str(old[i].name) & (cap - 1);
         while (t->names[j].name) j = (j + 1) & (cap - 1);
         t->names[j] = old[i];
@@ -222,7 +225,8 @@ static int name_set(sw_pidtable *t, const char *name, uint64_t id, uint64_t owne
     return SW_NAME_OK;
 }
 
-int sw_pidtable_register(sw_pidtable *t, const char *name, uint64_t id, uint64_t owner, size_t max_owned)
+int sw_pidtable_register(sw_pidtable *t, const char *name, uint64_t id, uint64_t owner,
+                         size_t max_owned)
 {
     pthread_mutex_lock(&t->lock);
     int rc = name_set(t, name, id, owner, max_owned);
@@ -248,7 +252,8 @@ int sw_pidtable_unregister(sw_pidtable *t, const char *name, uint64_t caller)
         if (!caller || caller == s->owner) release(t, s); /* released already: its process ended */
     } else if (s && s->id) {
         rc = !caller || caller == s->id || caller == s->owner ? SW_NAME_OK : SW_NAME_NOT_HELD;
-        if (rc == SW_NAME_OK) release(t, s); /* the slot keeps its name as a tombstone until the table grows */
+        if (rc == SW_NAME_OK)
+            release(t, s); /* the slot keeps its name as a tombstone until the table grows */
     }
     pthread_mutex_unlock(&t->lock);
     return rc;
@@ -281,7 +286,9 @@ uint64_t sw_pid_parse(const char *s)
     uint64_t v = 0;
     int n = 0;
     for (s += 7; *s; s++, n++) {
-        int c = (unsigned char)*s, d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
+        int c = (unsigned char)*s, d = c >= '0' && c <= '9'                 ? c - '0'
+                                       : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10
+                                                                            : -1;
         if (d < 0 || n == 16) return 0;
         v = v << 4 | (uint64_t)d;
     }

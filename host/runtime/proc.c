@@ -1,14 +1,13 @@
-/* Process lifecycle: spawn (vm, chunk, arguments), the slice a worker runs (deliveries, then
- * ready tasks), and the end (tell monitors and links, answer late requests, free). The chunk
+/* Process lifecycle: spawn (vm, chunk, arguments) and the slice a worker runs (deliveries,
+ * then ready tasks); the end is proc_exit.c's. The chunk
  * runs first as the main task; its returned function (or `main`, or `method`) then runs as
  * the main task with the arguments. */
-#include "proc.h"
+#include "proc_internal.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <malloc.h>
 
 #include "channel.h"
 #include "mailbox.h"
@@ -20,7 +19,6 @@
 
 enum { PHASE_LOAD, PHASE_MAIN };
 #define TASK_RUNS_PER_SLICE 64
-#define TRIM_AFTER_BYTES ((size_t)32 << 20) /* a process that held this much: malloc_trim at its end */
 
 sw_proc *sw_proc_of(lua_State *L) { return sw_vm_owner(L); }
 const sw_proc_ctx *sw_proc_ctx_of(lua_State *L) { return &sw_proc_of(L)->ctx; }
@@ -100,231 +98,6 @@ static void push_lazy_channel(sw_proc *p, lua_State *L, int *ref)
 void sw_proc_push_inbox(sw_proc *p, lua_State *L) { push_lazy_channel(p, L, &p->inbox_ref); }
 void sw_proc_push_events(sw_proc *p, lua_State *L) { push_lazy_channel(p, L, &p->events_ref); }
 
-/* ---- exit ---- */
-
-typedef struct exit_state {
-    sw_exit_kind kind;
-    char *error;
-    bool retryable;
-    int code;
-    sw_msgbuf result;            /* encoded {value = ..., error = ...} */
-    lua_State *co;               /* where the value and error sit (0 index: absent) */
-    int value_idx, error_idx;
-    /* function.lua (funcs): every returned value, co's 1..nvalues, as `values` = {n = N, ...},
-     * copied as messages are (the host's message limit, the encoder's error as `error`) */
-    bool all_values;
-    int nvalues;
-    size_t max_len;
-} exit_state;
-
-static void push_from(lua_State *L, lua_State *co, int idx)
-{
-    if (!co || idx == 0) { lua_pushnil(L); return; }
-    lua_pushvalue(co, idx);
-    lua_xmove(co, L, 1);
-}
-
-/* lua_cpcall: builds and encodes the result table; a value that cannot be copied (a function)
- * is left out rather than losing the whole result. */
-static void push_values(lua_State *L, const exit_state *x)
-{
-    lua_createtable(L, x->nvalues, 1);
-    for (int i = 1; i <= x->nvalues; i++) {
-        push_from(L, x->co, i);
-        lua_rawseti(L, -2, i);
-    }
-    lua_pushinteger(L, x->nvalues);
-    lua_setfield(L, -2, "n");
-}
-
-static int encode_result(lua_State *L)
-{
-    exit_state *x = lua_touserdata(L, 1);
-    char err[160];
-    for (int attempt = 0; attempt < 2; attempt++) {
-        lua_createtable(L, 0, 2);
-        if (attempt == 0) {
-            push_from(L, x->co, x->value_idx);
-            lua_setfield(L, -2, "value");
-            if (x->all_values) push_values(L, x), lua_setfield(L, -2, "values");
-        }
-        if (x->error_idx) push_from(L, x->co, x->error_idx);
-        else if (x->error) lua_pushstring(L, x->error);
-        else if (x->all_values && attempt == 1) lua_pushstring(L, err); /* values not copied */
-        else lua_pushnil(L);
-        lua_setfield(L, -2, "error");
-        if (sw_msg_encode(L, -1, 1, x->max_len, &x->result, err, sizeof err) == 0) return 0;
-        lua_pop(L, 1);
-        x->error_idx = 0; /* a structured error that cannot be copied becomes its text */
-    }
-    x->result.len = 0;
-    return 0;
-}
-
-static void send_event(sw_runtime *rt, sw_delivery_type type, uint64_t to, uint64_t from, uint64_t ref,
-                       const exit_state *x)
-{
-    sw_delivery *d = sw_delivery_new(type, from, ref, NULL, x->result.data, x->result.len);
-    if (!d) return;
-    d->failed = x->kind != SW_EXIT_OK;
-    sw_runtime_deliver(rt, to, d);
-}
-
-/* Late monitor and link requests are answered as if they had arrived just after the end. */
-static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
-{
-    while (list) {
-        sw_delivery *next = list->next;
-        if (list->type == SW_DLV_MONITOR) send_event(p->rt, SW_DLV_EXIT, list->from, p->id, list->ref, x);
-        else if (list->type == SW_DLV_LINK && x->kind != SW_EXIT_OK) send_event(p->rt, SW_DLV_LINK_DOWN, list->from, p->id, 0, x);
-        free(list);
-        list = next;
-    }
-}
-
-/* Out of the counts admit() put it in (README "Limits"). */
-static void discount(sw_proc *p)
-{
-    if (p->svc_counted && atomic_fetch_sub(&p->svc->live, 1) == 1 && atomic_load(&p->svc->ending) &&
-        !atomic_exchange(&p->svc->told, true))
-        p->svc->on_gone(p->svc->gone_arg); /* the last of an ending tree (runtime.h) */
-    if (p->counted) atomic_fetch_sub_explicit(&p->rt->procs, 1, memory_order_relaxed);
-    p->svc_counted = p->counted = false;
-}
-
-static void free_process_state(sw_proc *p)
-{
-    while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
-    sw_net_proc_end(p); /* its sockets close, whatever ended it */
-    sw_http_proc_end(p); /* and its HTTP transfers go */
-    pthread_mutex_lock(&p->lock);
-    sw_vm *vm = p->vm;
-    p->vm = NULL;
-    pthread_mutex_unlock(&p->lock);
-    size_t held = vm ? sw_vm_memory(vm) : 0;
-    sw_vm_free(vm);
-    /* glibc keeps freed memory in its arenas: after a large process, give it back to the OS
-     * (a 2.9 GB process that failed used to leave the host at 2 GB). Rare, so its cost (a
-     * walk of the arenas) does not matter. */
-    if (held >= TRIM_AFTER_BYTES) malloc_trim(0);
-    pidvec_free(&p->watchers);
-    pidvec_free(&p->watcher_refs);
-    pidvec_free(&p->links);
-    pidvec_free(&p->monitoring);
-    pidvec_free(&p->monitoring_refs);
-    sw_msgbuf_free(&p->sendbuf);
-    sw_mailbox_out_free(p);
-    if (p->send_to) sw_proc_release(p->send_to);
-    p->send_to = NULL;
-    free(p->args);
-    free(p->doom);
-    free(p->service);
-    discount(p);
-}
-
-/* The end, whatever the cause: the pid dies first, so anything sent from now on is answered
- * as to a dead process; then monitors, links and the exit callback hear of it. */
-static void proc_exit(sw_proc *p, exit_state *x)
-{
-    sw_vm_finish(p->vm); /* no memory limit or hook while the host reads results */
-    sw_msgbuf_init(&x->result);
-    x->all_values = p->entry->kind == SW_KIND_FUNCTION_LUA;
-    x->max_len = x->all_values ? p->rt->max_message : 1 << 20;
-    if (lua_cpcall(sw_vm_lua(p->vm), encode_result, x) != 0) x->result.len = 0;
-    pthread_mutex_lock(&p->lock);
-    p->dead = true;
-    sw_delivery *late = p->mailbox.head;
-    p->mailbox.head = p->mailbox.tail = NULL;
-    sw_mailbox_close(p);
-    pthread_mutex_unlock(&p->lock);
-    sw_pidtable_remove(&p->rt->pids, p->id);
-    answer_late(p, late, x);
-    answer_late(p, p->pending, x);
-    p->pending = NULL;
-    for (size_t i = 0; i < p->watchers.n; i++)
-        send_event(p->rt, SW_DLV_EXIT, p->watchers.v[i], p->id, p->watcher_refs.v[i], x);
-    if (x->kind != SW_EXIT_OK)
-        for (size_t i = 0; i < p->links.n; i++) send_event(p->rt, SW_DLV_LINK_DOWN, p->links.v[i], p->id, 0, x);
-    if (p->on_exit) {
-        sw_exit_info info = {x->kind, x->error, x->retryable, x->code, x->result.data, x->result.len};
-        p->on_exit(p->cb_arg, p->id, &info);
-    }
-    sw_worker_slice_retire(p->worker); /* the watchdog may still hold our vm from the last slice */
-    free_process_state(p);
-    free(x->error);
-    sw_msgbuf_free(&x->result);
-    sw_proc_release(p); /* the pid table's reference */
-}
-
-/* errors.new{retryable = false} makes a failure final; fields are read raw (no metamethods). */
-static bool error_retryable(lua_State *co, int idx)
-{
-    if (!co || !idx || lua_type(co, idx) != LUA_TTABLE) return true;
-    lua_pushliteral(co, "retryable");
-    lua_rawget(co, idx < 0 ? idx - 1 : idx);
-    bool final = lua_type(co, -1) == LUA_TBOOLEAN && !lua_toboolean(co, -1);
-    lua_pop(co, 1);
-    return !final;
-}
-
-/* A failure. The raw error value, if any, is at the top of co. */
-static void exit_failed(sw_proc *p, lua_State *co, const char *msg, sw_exit_kind kind)
-{
-    exit_state x = {.kind = kind, .code = 1, .co = co};
-    x.error = strdup(msg ? msg : "error");
-    bool has_value = co && lua_gettop(co) > 0;
-    x.error_idx = has_value && lua_type(co, -1) == LUA_TTABLE ? lua_gettop(co) : 0;
-    x.retryable = error_retryable(co, x.error_idx);
-    proc_exit(p, &x);
-}
-
-/* The error text of a returned (nil, err): a string, an errors.new message, or a type name. */
-static char *returned_error_text(lua_State *co, int idx)
-{
-    if (lua_type(co, idx) == LUA_TSTRING || lua_type(co, idx) == LUA_TNUMBER) return strdup(lua_tostring(co, idx));
-    if (lua_type(co, idx) == LUA_TTABLE) {
-        lua_pushliteral(co, "message");
-        lua_rawget(co, idx);
-        char *s = strdup(lua_type(co, -1) == LUA_TSTRING ? lua_tostring(co, -1) : "(error object)");
-        lua_pop(co, 1);
-        return s;
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "(error object is a %s value)", lua_typename(co, lua_type(co, idx)));
-    return strdup(buf);
-}
-
-/* main returned: `value` is success (a number is the exit code), `nil, err` a failure. */
-static void exit_returned(sw_proc *p, lua_State *co)
-{
-    int n = lua_gettop(co);
-    exit_state x = {.kind = SW_EXIT_OK, .retryable = true, .co = co, .value_idx = n >= 1 ? 1 : 0, .nvalues = n};
-    if (n >= 2 && lua_isnil(co, 1) && !lua_isnil(co, 2)) {
-        x.kind = SW_EXIT_FAILED;
-        x.code = 1;
-        x.value_idx = x.nvalues = 0;
-        x.error_idx = 2;
-        x.error = returned_error_text(co, 2);
-        x.retryable = error_retryable(co, 2);
-        if (lua_type(co, 2) != LUA_TTABLE) x.error_idx = 0;
-    } else if (n >= 1 && lua_type(co, 1) == LUA_TNUMBER) {
-        x.code = (int)lua_tointeger(co, 1);
-    }
-    proc_exit(p, &x);
-}
-
-void sw_proc_discard(sw_proc *p)
-{
-    sw_delivery_free_list(p->pending);
-    p->pending = NULL;
-    pthread_mutex_lock(&p->lock);
-    p->dead = true;
-    sw_mailbox_close(p);
-    pthread_mutex_unlock(&p->lock);
-    free_process_state(p);
-    sw_proc_release(p); /* the pid table's reference */
-}
-
 /* ---- running ---- */
 
 /* The chunk ran: pick what to call (its returned function, `method` of the returned table, or
@@ -339,10 +112,13 @@ static int start_main(lua_State *L)
     else lua_pushnil(L);
     lua_settop(chunk_co, 0);
     if (lua_istable(L, 2)) lua_getfield(L, 2, method ? method : "main");
-    else if (method) return luaL_error(L, "method %s: the chunk returned %s, not a table", method, luaL_typename(L, 2));
+    else if (method)
+        return luaL_error(L, "method %s: the chunk returned %s, not a table", method,
+                          luaL_typename(L, 2));
     else lua_pushvalue(L, 2);
     if (!lua_isfunction(L, -1))
-        return luaL_error(L, "%s: the chunk must return a function, or a table with %s", p->entry->id, method ? method : "main");
+        return luaL_error(L, "%s: the chunk must return a function, or a table with %s",
+                          p->entry->id, method ? method : "main");
     lua_State *co = lua_newthread(L);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_xmove(L, co, 1);
@@ -369,11 +145,11 @@ static bool task_ended(sw_proc *p, sw_task *t, sw_vm_status st)
 {
     lua_State *L = sw_vm_lua(p->vm);
     if (st == SW_VM_KILLED) {
-        exit_failed(p, NULL, "killed", SW_EXIT_KILLED);
+        proc_exit_failed(p, NULL, "killed", SW_EXIT_KILLED);
         return false;
     }
     if (st == SW_VM_FAILED) {
-        exit_failed(p, t->co, sw_vm_error(p->vm), SW_EXIT_FAILED);
+        proc_exit_failed(p, t->co, sw_vm_error(p->vm), SW_EXIT_FAILED);
         return false;
     }
     if (t != p->main) {
@@ -382,10 +158,10 @@ static bool task_ended(sw_proc *p, sw_task *t, sw_vm_status st)
     }
     if (p->phase == PHASE_LOAD) {
         if (lua_cpcall(L, start_main, p) == 0) return true;
-        exit_failed(p, NULL, lua_tostring(L, -1), SW_EXIT_FAILED);
+        proc_exit_failed(p, NULL, lua_tostring(L, -1), SW_EXIT_FAILED);
         return false;
     }
-    exit_returned(p, t->co);
+    proc_exit_returned(p, t->co);
     return false;
 }
 
@@ -400,7 +176,8 @@ static bool run_tasks(sw_proc *p)
         sw_vm_status st = sw_vm_run(p->vm, t->co, t->nresume);
         sw_worker_slice_end(p->worker);
         p->current = NULL;
-        if (st != SW_VM_BLOCKED && t->blocked) sw_task_cancel_wait(t); /* a block that failed to yield */
+        if (st != SW_VM_BLOCKED && t->blocked)
+            sw_task_cancel_wait(t); /* a block that failed to yield */
         if (st == SW_VM_PREEMPTED) {
             sw_task_requeue_first(t);
             break; /* the slice is used up: others on this worker go next */
@@ -417,11 +194,17 @@ void sw_proc_run(sw_proc *p)
     lua_State *L = sw_vm_lua(p->vm);
     if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
         const char *why = sw_vm_oom_error(p->vm);
-        exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
+        proc_exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
         return;
     }
-    if (p->kill_requested) { exit_failed(p, NULL, "killed", SW_EXIT_KILLED); return; }
-    if (p->doom) { exit_failed(p, NULL, p->doom, SW_EXIT_FAILED); return; }
+    if (p->kill_requested) {
+        proc_exit_failed(p, NULL, "killed", SW_EXIT_KILLED);
+        return;
+    }
+    if (p->doom) {
+        proc_exit_failed(p, NULL, p->doom, SW_EXIT_FAILED);
+        return;
+    }
     if (!run_tasks(p)) return;
     if (sw_mailbox_park(p, p->ready_head != NULL)) sw_worker_enqueue(p->worker, p);
 }
@@ -447,7 +230,8 @@ static int copy_args(sw_proc *p, const sw_spawn *s)
 static void mailbox_bounds(sw_proc *p, const sw_process_lua *pl)
 {
     const sw_limits *l = &p->rt->limits;
-    p->mailbox.max_msgs = (size_t)(pl->limits.mailbox.messages ? pl->limits.mailbox.messages : l->mailbox_messages);
+    p->mailbox.max_msgs =
+        (size_t)(pl->limits.mailbox.messages ? pl->limits.mailbox.messages : l->mailbox_messages);
     uint64_t bytes = pl->limits.mailbox.bytes ? pl->limits.mailbox.bytes : l->mailbox_bytes;
     if (pl->limits.memory && pl->limits.memory < bytes) bytes = pl->limits.memory;
     p->mailbox.max_bytes = (size_t)bytes;
@@ -505,14 +289,15 @@ static int load_chunk(sw_proc *p, char *err, size_t errlen)
     load_job j = {p, err, errlen};
     lua_State *L = sw_vm_lua(p->vm);
     if (lua_cpcall(L, prepare_state, &j) == 0) return 0;
-    snprintf(err, errlen, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "memory limit exceeded");
+    snprintf(err, errlen, "%s",
+             lua_isstring(L, -1) ? lua_tostring(L, -1) : "memory limit exceeded");
     lua_pop(L, 1);
     return -1;
 }
 
 static void spawn_failed(sw_proc *p)
 {
-    free_process_state(p);
+    proc_free_state(p);
     sw_proc_release(p);
 }
 
@@ -522,7 +307,8 @@ static int64_t service_max(sw_runtime *rt, const sw_registry *reg, const char *s
 {
     for (const sw_entry *e = sw_registry_get(reg, service); e; e = e->parent) {
         const sw_lifecycle *lc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle
-                               : e->kind == SW_KIND_GROUP   ? &e->as.group.lifecycle : NULL;
+                                 : e->kind == SW_KIND_GROUP ? &e->as.group.lifecycle
+                                                            : NULL;
         if (lc && lc->limits.processes) return lc->limits.processes;
     }
     return rt->limits.service_processes;
@@ -538,7 +324,8 @@ static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
         return -1;
     }
     p->counted = true;
-    if (atomic_load_explicit(&rt->memory.used, memory_order_relaxed) + SW_LIMIT_SPAWN_BYTES > rt->memory.cap) {
+    if (atomic_load_explicit(&rt->memory.used, memory_order_relaxed) + SW_LIMIT_SPAWN_BYTES >
+        rt->memory.cap) {
         snprintf(err, errlen, "host memory limit reached");
         return -1;
     }
@@ -564,8 +351,14 @@ static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
 sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen)
 {
     sw_proc *p = proc_alloc(rt, s);
-    if (!p) { snprintf(err, errlen, "out of memory"); return NULL; }
-    if (admit(p, s, err, errlen) != 0) { spawn_failed(p); return NULL; }
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (admit(p, s, err, errlen) != 0) {
+        spawn_failed(p);
+        return NULL;
+    }
     const sw_process_lua *pl = &s->entry->as.process_lua;
     sw_vm_limits lim = {(size_t)pl->limits.memory, (int)pl->limits.reductions, pl->jit};
     p->vm = sw_vm_new(&lim, p);
@@ -576,7 +369,10 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
     }
     sw_vm_set_budget(p->vm, &rt->memory);
     sw_vm_set_libs(p->vm, rt->libs);
-    if (load_chunk(p, err, errlen) != 0) { spawn_failed(p); return NULL; }
+    if (load_chunk(p, err, errlen) != 0) {
+        spawn_failed(p);
+        return NULL;
+    }
     return p;
 }
 

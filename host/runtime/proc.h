@@ -28,9 +28,9 @@ typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 /* How a process ended: given to its exit callback, its monitors and links. */
 typedef struct sw_exit_info {
     sw_exit_kind kind;
-    const char *error;           /* FAILED/KILLED: the message, with a traceback when there is one */
-    bool retryable;              /* false only for errors.new{retryable = false} */
-    int code;                    /* exit code for `run -x`: a returned number, 0 for success, 1 for failure */
+    const char *error; /* FAILED/KILLED: the message, with a traceback when there is one */
+    bool retryable;    /* false only for errors.new{retryable = false} */
+    int code;          /* exit code for `run -x`: a returned number, 0 for success, 1 for failure */
     const unsigned char *result; /* encoded table {value = ..., error = ...} for EXIT events */
     size_t result_len;
 } sw_exit_info;
@@ -46,19 +46,19 @@ typedef struct sw_spawn {
     const char *service;         /* service id for logs and ready(), or NULL */
     const unsigned char *args;   /* encoded arguments (sw_msg_encode), or NULL */
     size_t args_len;
-    int argc;                    /* or plain string arguments (CLI), when args is NULL */
+    int argc; /* or plain string arguments (CLI), when args is NULL */
     char **argv;
-    uint64_t monitor_by;         /* spawn_monitored: this pid gets an EXIT event */
-    uint64_t monitor_ref;        /* with this monitor reference */
-    uint64_t link_to;            /* spawn_linked: linked to this pid from the start */
+    uint64_t monitor_by;  /* spawn_monitored: this pid gets an EXIT event */
+    uint64_t monitor_ref; /* with this monitor reference */
+    uint64_t link_to;     /* spawn_linked: linked to this pid from the start */
     sw_exit_fn on_exit;
     sw_ready_fn on_ready;
     void *cb_arg;
-    sw_worker *worker;           /* NULL: the caller's worker, else round-robin */
-    sw_workers *pool;            /* NULL: the runtime's default host */
-    sw_proc *parent;             /* the spawning process (process.spawn*), counted against its
+    sw_worker *worker; /* NULL: the caller's worker, else round-robin */
+    sw_workers *pool;  /* NULL: the runtime's default host */
+    sw_proc *parent;   /* the spawning process (process.spawn*), counted against its
                                     service's limit; NULL: the host (a service's own process) */
-    const char *tree;            /* no service: the id its process tree is counted under (run -x) */
+    const char *tree;  /* no service: the id its process tree is counted under (run -x) */
 } sw_spawn;
 
 typedef struct pidvec {
@@ -71,12 +71,12 @@ struct sw_proc {
     uint64_t id;
     char pid[32];
     sw_runtime *rt;
-    sw_worker *worker;           /* home worker: where it is queued when it wakes */
-    sw_proc *next_run;           /* run queue link, owned by the worker queue */
+    sw_worker *worker; /* home worker: where it is queued when it wakes */
+    sw_proc *next_run; /* run queue link, owned by the worker queue */
 
-    pthread_mutex_t lock;        /* guards the mailbox, `waiting`, `dead` and `vm` for killers */
+    pthread_mutex_t lock; /* guards the mailbox, `waiting`, `dead` and `vm` for killers */
     sw_mailbox mailbox;
-    bool waiting;                /* nothing to do until a delivery arrives */
+    bool waiting; /* nothing to do until a delivery arrives */
     bool dead;
     sw_vm *vm;
     /* Handles it owns on its worker's loop (sockets, net.c; HTTP transfers, http_client.c): while nonzero no other worker
@@ -84,42 +84,42 @@ struct sw_proc {
     atomic_uint pins;
 
     /* Guarded by the pid table's lock (pidtable.c). */
-    size_t names_owned;          /* names it registered that are not released */
-    uint64_t names_swept;        /* the table's death count at its last sweep for stale names */
+    size_t names_owned;   /* names it registered that are not released */
+    uint64_t names_swept; /* the table's death count at its last sweep for stale names */
 
     /* Set at prepare, read-only after. */
-    sw_svc_count *svc;           /* its service's process count, or NULL (no service) */
-    bool counted;                /* in the runtime's count of processes */
-    bool svc_counted;            /* in svc's (a process a process spawned) */
+    sw_svc_count *svc; /* its service's process count, or NULL (no service) */
+    bool counted;      /* in the runtime's count of processes */
+    bool svc_counted;  /* in svc's (a process a process spawned) */
 
     /* Below: only the thread running the process. */
     sw_proc_ctx ctx;
     const sw_entry *entry;
-    sw_task *tasks;              /* all live tasks */
+    sw_task *tasks; /* all live tasks */
     sw_task *ready_head, *ready_tail;
     sw_task *main, *current;
-    sw_delivery *pending;        /* taken from the mailbox, not yet handled */
-    sw_mailbox_out mailbox_out;  /* what it took from its inbox, settled at each slice's end */
+    sw_delivery *pending;       /* taken from the mailbox, not yet handled */
+    sw_mailbox_out mailbox_out; /* what it took from its inbox, settled at each slice's end */
     bool kill_requested;
-    sw_msgbuf sendbuf;           /* process.send encodes here; kept between sends */
-    sw_proc *send_to;            /* the last destination of process.send, with a reference: */
-    uint64_t send_to_id;         /* the next send to it skips the pid table */
-    unsigned char *args;         /* encoded arguments for main, or NULL */
+    sw_msgbuf sendbuf;   /* process.send encodes here; kept between sends */
+    sw_proc *send_to;    /* the last destination of process.send, with a reference: */
+    uint64_t send_to_id; /* the next send to it skips the pid table */
+    unsigned char *args; /* encoded arguments for main, or NULL */
     size_t args_len;
-    int argc;                    /* or CLI strings */
+    int argc; /* or CLI strings */
     char **argv;
     uint64_t next_task_id, next_ref;
-    int phase;                   /* loading the chunk, then running main */
+    int phase; /* loading the chunk, then running main */
     pidvec watchers, watcher_refs, links, monitoring, monitoring_refs;
     bool trap_links;
-    char *doom;                  /* set when a linked process failed: the reason this one dies */
+    char *doom; /* set when a linked process failed: the reason this one dies */
     int inbox_ref, events_ref, timers_ref;
     sw_exit_fn on_exit;
     sw_ready_fn on_ready;
     void *cb_arg;
     char *service;
-    sw_net_owned *net;           /* its sockets (net.c), closed as it ends; NULL: none yet */
-    sw_http_owned *http;         /* its HTTP transfers (http_client.c), removed as it ends */
+    sw_net_owned *net;   /* its sockets (net.c), closed as it ends; NULL: none yet */
+    sw_http_owned *http; /* its HTTP transfers (http_client.c), removed as it ends */
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

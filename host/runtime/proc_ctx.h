@@ -11,10 +11,10 @@
 #include "registry.h"
 
 typedef struct sw_proc_ctx {
-    const char *pid;                /* "host|0x0001"-style */
-    const char *service;            /* the service id this process belongs to, or NULL */
-    const sw_registry *registry;    /* the snapshot the process reads with registry.get/find */
-    sw_log *log;                    /* where logger writes */
+    const char *pid;             /* "host|0x0001"-style */
+    const char *service;         /* the service id this process belongs to, or NULL */
+    const sw_registry *registry; /* the snapshot the process reads with registry.get/find */
+    sw_log *log;                 /* where logger writes */
     /* The host's own security check (docs/security.md) for a guarded call: true if the process may
      * do action on resource. NULL: nothing is guarded (a stand-in context in tests). */
     bool (*allowed)(lua_State *L, const char *action, const char *resource);

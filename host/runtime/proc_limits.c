@@ -22,7 +22,8 @@ uint64_t sw_limits_ram(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     uint64_t ram = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : (uint64_t)1 << 32;
-    const char *files[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    const char *files[] = {"/sys/fs/cgroup/memory.max",
+                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         uint64_t cg = read_number(files[i]);
         if (cg && cg < ram) ram = cg; /* v1 says "no limit" with a huge number: never lower */
@@ -35,7 +36,8 @@ void sw_limits_resolve(sw_limits *l)
     if (l->processes <= 0) l->processes = SW_LIMIT_PROCESSES;
     if (l->service_processes <= 0) l->service_processes = SW_LIMIT_SERVICE_PROCESSES;
     if (!l->memory) {
-        double f = l->memory_fraction > 0 && l->memory_fraction <= 1 ? l->memory_fraction : SW_LIMIT_MEMORY_FRACTION;
+        double f = l->memory_fraction > 0 && l->memory_fraction <= 1 ? l->memory_fraction
+                                                                     : SW_LIMIT_MEMORY_FRACTION;
         l->memory = (uint64_t)((double)sw_limits_ram() * f);
     }
     if (l->mailbox_messages <= 0) l->mailbox_messages = SW_LIMIT_MAILBOX_MESSAGES;

@@ -12,27 +12,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SW_LIMIT_PROCESSES 100000
+#define SW_LIMIT_PROCESSES         100000
 #define SW_LIMIT_SERVICE_PROCESSES 10000
-#define SW_LIMIT_MEMORY_FRACTION 0.8
-#define SW_LIMIT_MAILBOX_MESSAGES 100000
-#define SW_LIMIT_MAILBOX_BYTES ((uint64_t)64 << 20)
-#define SW_LIMIT_PER_PROCESS 10000 /* monitors, links and names, each */
+#define SW_LIMIT_MEMORY_FRACTION   0.8
+#define SW_LIMIT_MAILBOX_MESSAGES  100000
+#define SW_LIMIT_MAILBOX_BYTES     ((uint64_t)64 << 20)
+#define SW_LIMIT_PER_PROCESS       10000 /* monitors, links and names, each */
 /* A spawn needs this much room under the memory cap: about what a new idle process holds. */
-#define SW_LIMIT_SPAWN_BYTES ((size_t)32 << 10)
+#define SW_LIMIT_SPAWN_BYTES       ((size_t)32 << 10)
 
 /* Typed as the host config's schema writes them (int64_t counts, uint64_t sizes); 0 in any
  * field means its default (sw_limits_resolve). */
 typedef struct sw_limits {
-    int64_t processes;           /* live processes in the host, prepared ones included */
-    int64_t service_processes;   /* live processes spawned by one service's processes, at any
+    int64_t processes;         /* live processes in the host, prepared ones included */
+    int64_t service_processes; /* live processes spawned by one service's processes, at any
                                     depth (its own process not counted); a service's
                                     lifecycle.limits.processes overrides it */
-    uint64_t memory;             /* bytes: Lua heaps plus queued deliveries of all processes */
-    double memory_fraction;      /* of the RAM (sw_limits_ram) when memory is 0 */
-    int64_t mailbox_messages;    /* per process; process.lua limits.mailbox overrides them */
+    uint64_t memory;           /* bytes: Lua heaps plus queued deliveries of all processes */
+    double memory_fraction;    /* of the RAM (sw_limits_ram) when memory is 0 */
+    int64_t mailbox_messages;  /* per process; process.lua limits.mailbox overrides them */
     uint64_t mailbox_bytes;
-    int64_t monitors, links, names; /* per process: monitors and links it holds, names it registered */
+    int64_t monitors, links,
+        names; /* per process: monitors and links it holds, names it registered */
 } sw_limits;
 
 /* Fills every 0 field of l with its default; memory from memory_fraction (default 0.8) of
@@ -52,16 +53,16 @@ typedef void (*sw_tree_gone_fn)(void *arg);
 typedef struct sw_svc_count {
     char *service;
     atomic_llong live;
-    atomic_llong max;            /* from the service's entry at its latest start */
-    atomic_bool ending;          /* the run ended: spawns into the tree are refused */
-    atomic_bool told;            /* on_gone was called (or the owner saw the tree gone) */
-    sw_tree_gone_fn on_gone;     /* written before `ending` is set, read after it is seen */
+    atomic_llong max;        /* from the service's entry at its latest start */
+    atomic_bool ending;      /* the run ended: spawns into the tree are refused */
+    atomic_bool told;        /* on_gone was called (or the owner saw the tree gone) */
+    sw_tree_gone_fn on_gone; /* written before `ending` is set, read after it is seen */
     void *gone_arg;
 } sw_svc_count;
 
 typedef struct sw_svc_counts {
     pthread_mutex_t lock;
-    sw_svc_count **slots;        /* open addressing by the id's hash */
+    sw_svc_count **slots; /* open addressing by the id's hash */
     size_t cap, n;
 } sw_svc_counts;
 

@@ -21,10 +21,12 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-static size_t code_slot(const sw_code *tab, size_t cap, uint64_t hash, const char *key, size_t key_len)
+static size_t code_slot(const sw_code *tab, size_t cap, uint64_t hash, const char *key,
+                        size_t key_len)
 {
     size_t i = hash >> 20 & (cap - 1);
-    while (tab[i].key && !(tab[i].hash == hash && tab[i].key_len == key_len && memcmp(tab[i].key, key, key_len) == 0))
+    while (tab[i].key && !(tab[i].hash == hash && tab[i].key_len == key_len &&
+                           memcmp(tab[i].key, key, key_len) == 0))
         i = (i + 1) & (cap - 1);
     return i;
 }
@@ -46,7 +48,8 @@ static void code_grow(sw_runtime *rt)
 /* "chunkname\0source": what the bytecode is a function of. */
 static char *code_key(const sw_entry *e, size_t *key_len)
 {
-    const sw_source *src = e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
+    const sw_source *src =
+        e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
     char chunkname[512];
     if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
     else snprintf(chunkname, sizeof chunkname, "=%s", e->id);
@@ -59,11 +62,15 @@ static char *code_key(const sw_entry *e, size_t *key_len)
     return key;
 }
 
-const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen)
+const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err,
+                                     size_t errlen)
 {
     size_t key_len;
     char *key = code_key(e, &key_len);
-    if (!key) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!key) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     uint64_t hash = fnv1a(0xcbf29ce484222325ull, key, key_len);
     pthread_mutex_lock(&rt->code_lock);
     if ((rt->code_n + 1) * 2 > rt->code_cap) code_grow(rt);
@@ -72,7 +79,8 @@ const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *
         /* Compiled under the lock: each content once, and other spawns of it wait rather than
          * compile it again. */
         size_t name_len = strlen(key);
-        if (sw_vm_compile(key, key + name_len + 1, key_len - name_len - 1, &c->bc, &c->len, err, errlen) != 0) {
+        if (sw_vm_compile(key, key + name_len + 1, key_len - name_len - 1, &c->bc, &c->len, err,
+                          errlen) != 0) {
             pthread_mutex_unlock(&rt->code_lock);
             free(key);
             return NULL;
@@ -148,14 +156,16 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
         free(rt);
         return NULL;
     }
-    for (size_t i = 0; i < reg->n_entries; i++) rt->n_hosts += reg->entries[i]->kind == SW_KIND_PROCESS_HOST;
+    for (size_t i = 0; i < reg->n_entries; i++)
+        rt->n_hosts += reg->entries[i]->kind == SW_KIND_PROCESS_HOST;
     rt->hosts = calloc(rt->n_hosts ? rt->n_hosts : 1, sizeof *rt->hosts);
     size_t h = 0;
     for (size_t i = 0; i < reg->n_entries && rt->hosts; i++) {
         const sw_entry *e = reg->entries[i];
         if (e->kind != SW_KIND_PROCESS_HOST) continue;
         rt->hosts[h].id = e->id;
-        sw_workers_start(&rt->hosts[h].workers, e->as.host.workers > 0 ? (int)e->as.host.workers : cores(), slice);
+        sw_workers_start(&rt->hosts[h].workers,
+                         e->as.host.workers > 0 ? (int)e->as.host.workers : cores(), slice);
         h++;
     }
     return rt;
@@ -250,7 +260,10 @@ void sw_tree_open(sw_svc_count *c)
 }
 
 /* Whoever takes `told` first while the tree is empty reports it. */
-static bool claim_gone(sw_svc_count *c) { return atomic_load(&c->live) == 0 && !atomic_exchange(&c->told, true); }
+static bool claim_gone(sw_svc_count *c)
+{
+    return atomic_load(&c->live) == 0 && !atomic_exchange(&c->told, true);
+}
 
 bool sw_tree_gone(sw_svc_count *c)
 {

@@ -21,13 +21,13 @@
 typedef bool (*sw_guard_fn)(lua_State *L, const char *action, const char *resource);
 
 typedef struct sw_host_pool {
-    const char *id;              /* process.host id */
+    const char *id; /* process.host id */
     sw_workers workers;
 } sw_host_pool;
 
 /* Bytecode of each process.lua / library.lua entry, compiled on first use. */
 typedef struct sw_code {
-    char *key;                   /* chunk name, NUL, source text: compared by content, so a
+    char *key; /* chunk name, NUL, source text: compared by content, so a
                                     reload reuses unchanged code and never mistakes a new
                                     entry at a freed entry's address for the old one */
     size_t key_len;
@@ -40,38 +40,38 @@ typedef struct sw_runtime {
     const sw_registry *registry; /* the current snapshot (a reference); see sw_runtime_registry */
     pthread_mutex_t registry_lock;
     sw_pidtable pids;
-    sw_workers workers;          /* the default host */
+    sw_workers workers; /* the default host */
     sw_host_pool *hosts;
     size_t n_hosts;
     sw_log *log;
-    size_t max_message;          /* bytes; a larger send is an error */
+    size_t max_message; /* bytes; a larger send is an error */
     pthread_mutex_t code_lock;
-    sw_code *code;               /* open addressing by content hash */
+    sw_code *code; /* open addressing by content hash */
     size_t code_cap, code_n;
     /* The policy set checks use now. Read with an atomic load to compare with a process's
      * cached set; taking a reference to it needs security_lock (see sw_runtime_security). */
     _Atomic(sw_security_set *) security;
     pthread_mutex_t security_lock;
-    bool security_relaxed;       /* security.strict_mode: false */
-    const sw_vm_lib *libs;       /* the Lua modules every process gets (sw_runtime_config) */
+    bool security_relaxed; /* security.strict_mode: false */
+    const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
-    sw_limits limits;            /* resolved: every field set */
-    sw_vm_budget memory;         /* the cap on every process's heap and queued deliveries */
-    atomic_llong procs;          /* processes holding a state (prepared or running) */
-    sw_svc_counts services;      /* processes spawned by each service's processes */
+    sw_limits limits;       /* resolved: every field set */
+    sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
+    atomic_llong procs;     /* processes holding a state (prepared or running) */
+    sw_svc_counts services; /* processes spawned by each service's processes */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
-    int workers;                 /* default host; 0 = number of cores */
-    size_t max_message;          /* 0 = 64MB */
-    uint64_t slice_ns;           /* 0 = SW_SLICE_NS */
-    bool security_relaxed;       /* host config security.strict_mode: false */
+    int workers;           /* default host; 0 = number of cores */
+    size_t max_message;    /* 0 = 64MB */
+    uint64_t slice_ns;     /* 0 = SW_SLICE_NS */
+    bool security_relaxed; /* host config security.strict_mode: false */
     /* Handed down by the composition root (the runtime includes no binding): the lazily
      * opened Lua modules of every process (sw_vm_set_libs; static, outliving the runtime),
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
     const sw_vm_lib *libs;
     sw_guard_fn guard;
-    sw_limits limits;            /* zero fields: the defaults (proc_limits.h) */
+    sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.
@@ -93,7 +93,8 @@ sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
 /* The compiled chunk of a process.lua or library.lua entry, compiled once per distinct
  * content and shared by every process (the bytes are immutable until the runtime is freed). NULL with err on a compile
  * error. Thread-safe. */
-const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err, size_t errlen);
+const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err,
+                                     size_t errlen);
 
 /* Publishes a new policy set (compiled from a new snapshot on reload), taking over the
  * caller's reference; the previous set is released (freed when the last process drops it).

@@ -81,7 +81,10 @@ void sw_task_free(sw_task *t, lua_State *L)
     sw_task_cancel_wait(t);
     if (t->ready) { /* rare: unlink from the ready queue */
         sw_task **pp = &p->ready_head, *prev = NULL;
-        while (*pp && *pp != t) { prev = *pp; pp = &(*pp)->next_ready; }
+        while (*pp && *pp != t) {
+            prev = *pp;
+            pp = &(*pp)->next_ready;
+        }
         if (*pp) *pp = t->next_ready;
         if (p->ready_tail == t) p->ready_tail = prev;
     }

@@ -40,15 +40,15 @@ sw_task *sw_task_find(sw_proc *p, uint64_t id);
 struct sw_task {
     uint64_t id;
     sw_proc *proc;
-    lua_State *co;               /* anchored in the registry by ref */
+    lua_State *co; /* anchored in the registry by ref */
     int ref;
-    int nresume;                 /* values on co to pass at the next run */
+    int nresume; /* values on co to pass at the next run */
     bool blocked, ready;
     sw_task_wait *wait;
-    void *wait_mem;              /* a wait's memory kept for the task's next one (channel.c);
+    void *wait_mem; /* a wait's memory kept for the task's next one (channel.c);
                                   * freed with the task */
     sw_task *next_ready;
-    sw_task *next, *prev;        /* all tasks of the process */
+    sw_task *next, *prev; /* all tasks of the process */
 };
 
 /* A task for coroutine co (anchored by the caller as ref); not ready yet. */

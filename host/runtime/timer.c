@@ -10,7 +10,7 @@
 #include "worker.h"
 
 struct sw_timer {
-    uv_timer_t handle;           /* first: uv callbacks get the handle pointer */
+    uv_timer_t handle; /* first: uv callbacks get the handle pointer */
     sw_runtime *rt;
     uint64_t pid, id;
     bool repeat;
@@ -28,7 +28,8 @@ static void timer_closed(uv_handle_t *h) { free(h); }
 static void timer_fired(uv_timer_t *h)
 {
     sw_timer *t = (sw_timer *)h;
-    sw_delivery *d = atomic_load(&t->stopped) ? NULL : sw_delivery_new(SW_DLV_TIMER, 0, t->id, NULL, NULL, 0);
+    sw_delivery *d =
+        atomic_load(&t->stopped) ? NULL : sw_delivery_new(SW_DLV_TIMER, 0, t->id, NULL, NULL, 0);
     if (d) d->failed = t->repeat; /* tells the process to keep the timer's entry */
     bool alive = d && sw_runtime_deliver(t->rt, t->pid, d) == 0;
     if (!alive || !t->repeat) {

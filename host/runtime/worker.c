@@ -10,7 +10,8 @@
 #include "vm.h"
 
 #define POLL_NS (1000 * 1000) /* a busy worker looks at its loop's timers at least this often */
-#define POLL_EVERY_RUNS 16     /* ... and reads the clock to know that only every so many runs,
+#define POLL_EVERY_RUNS \
+    16 /* ... and reads the clock to know that only every so many runs,
                                 * or when the watchdog has ticked since */
 
 static _Thread_local sw_worker *current;
@@ -73,7 +74,10 @@ static void wake_one_sleeper(sw_worker *busy)
     sw_workers *ws = busy->all;
     for (int k = 1; k < ws->n; k++) {
         sw_worker *v = &ws->w[(busy->index + k) % ws->n];
-        if (atomic_load(&v->sleeping)) { uv_async_send(&v->wake); return; }
+        if (atomic_load(&v->sleeping)) {
+            uv_async_send(&v->wake);
+            return;
+        }
     }
 }
 
@@ -87,7 +91,8 @@ void sw_worker_enqueue(sw_worker *w, sw_proc *p)
     size_t queued = atomic_fetch_add(&w->queued, 1) + 1; /* seq_cst: see worker_main */
     pthread_mutex_unlock(&w->lock);
     if (w != current && atomic_load(&w->sleeping)) uv_async_send(&w->wake);
-    else if (w == current && atomic_load(&w->sleeping)) uv_stop(&w->loop); /* from a callback of its own
+    else if (w == current && atomic_load(&w->sleeping))
+        uv_stop(&w->loop); /* from a callback of its own
         * uv_run(ONCE): a timer due on entry runs before the poll, which would then block */
     else if (queued > 1) wake_one_sleeper(w);
 }
@@ -168,7 +173,10 @@ void sw_worker_slice_begin(sw_worker *w, sw_vm *vm)
     atomic_store_explicit(&w->slice_vm, vm, memory_order_release);
 }
 
-void sw_worker_slice_end(sw_worker *w) { atomic_store_explicit(&w->slice_vm, NULL, memory_order_release); }
+void sw_worker_slice_end(sw_worker *w)
+{
+    atomic_store_explicit(&w->slice_vm, NULL, memory_order_release);
+}
 
 /* Every worker, not only w: a process moves between workers (steals), and the watchdog may
  * still be in a check of the worker that ran an earlier slice of it, holding its vm. */
@@ -200,7 +208,8 @@ static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t pe
     if (seq != w->seen_seq) {
         w->seen_seq = seq;
         w->seen_at = now;
-    } else if (vm && ws->slice_ns != SW_SLICE_NEVER && now - w->seen_at + period / 2 >= ws->slice_ns) {
+    } else if (vm && ws->slice_ns != SW_SLICE_NEVER &&
+               now - w->seen_at + period / 2 >= ws->slice_ns) {
         sw_vm_interrupt(vm);
     }
     pthread_mutex_unlock(&w->slice_lock);

@@ -17,7 +17,7 @@ typedef struct sw_http_multi sw_http_multi;
 
 /* A slice longer than this is interrupted by the pool's watchdog (processes without an
  * explicit limits.reductions: no count hook, so no cost per instruction). */
-#define SW_SLICE_NS (2 * 1000 * 1000)
+#define SW_SLICE_NS    (2 * 1000 * 1000)
 #define SW_SLICE_NEVER UINT64_MAX /* benchmarks only: a watchdog that never interrupts */
 
 /* A function to run on a worker's thread (e.g. stop a timer that lives on its loop). */
@@ -32,7 +32,7 @@ typedef struct sw_worker {
     uv_thread_t thread;
     uv_loop_t loop;
     uv_async_t wake;
-    pthread_mutex_t lock;        /* guards the run queue and calls */
+    pthread_mutex_t lock; /* guards the run queue and calls */
     sw_proc *head, *tail;
     /* Length of the run queue: changed only under lock, read without it by thieves (a stale
      * peek only delays a steal) and by the worker about to sleep (seq_cst, paired with
@@ -47,18 +47,19 @@ typedef struct sw_worker {
     _Atomic(sw_vm *) slice_vm;
     atomic_uint_fast64_t slice_seq;
     pthread_mutex_t slice_lock;
-    uint64_t seen_seq, seen_at;  /* watchdog only: the slice number it saw, and when */
-    sw_http_multi *http;         /* HTTP transfers on this loop (http_client.c), made on first use */
-    atomic_uint_fast64_t ticks;  /* watchdog checks so far: a busy worker polls its loop when it moves */
+    uint64_t seen_seq, seen_at; /* watchdog only: the slice number it saw, and when */
+    sw_http_multi *http;        /* HTTP transfers on this loop (http_client.c), made on first use */
+    atomic_uint_fast64_t
+        ticks; /* watchdog checks so far: a busy worker polls its loop when it moves */
 } sw_worker;
 
 struct sw_workers {
     int n;
     sw_worker *w;
     atomic_bool stopping;
-    atomic_uint next;            /* round-robin for processes spawned from outside workers */
+    atomic_uint next; /* round-robin for processes spawned from outside workers */
     uv_thread_t watchdog;
-    uint64_t slice_ns;           /* SW_SLICE_NS, or SW_SLICE_NEVER */
+    uint64_t slice_ns; /* SW_SLICE_NS, or SW_SLICE_NEVER */
 };
 
 /* Starts n worker threads whose slices last slice_ns. 0, or a negative libuv error. */

@@ -21,7 +21,8 @@ static void compile_patterns(sw_arena *a, const sw_strlist *in, sec_pattern **ou
     }
 }
 
-static int compile_regex(sec_cond *c, const sw_node *v, const char *policy, char *err, size_t errlen)
+static int compile_regex(sec_cond *c, const sw_node *v, const char *policy, char *err,
+                         size_t errlen)
 {
     int code;
     PCRE2_SIZE offset;
@@ -31,7 +32,8 @@ static int compile_regex(sec_cond *c, const sw_node *v, const char *policy, char
     return -1;
 }
 
-static int compile_condition(const sw_condition *in, sec_cond *c, const char *policy, char *err, size_t errlen)
+static int compile_condition(const sw_condition *in, sec_cond *c, const char *policy, char *err,
+                             size_t errlen)
 {
     c->field = &in->field;
     c->op = in->op;
@@ -46,7 +48,8 @@ static int compile_condition(const sw_condition *in, sec_cond *c, const char *po
     return 0;
 }
 
-static int compile_policy(sw_arena *a, const sw_entry *e, sw_sec_policy *p, char *err, size_t errlen)
+static int compile_policy(sw_arena *a, const sw_entry *e, sw_sec_policy *p, char *err,
+                          size_t errlen)
 {
     const sw_policy *in = &e->as.policy;
     p->entry = e;
@@ -73,8 +76,10 @@ static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc,
 {
     for (size_t i = 0; i < s->n_policies; i++) {
         const sw_entry *e = s->policies[i].entry;
-        for (size_t k = 0; k < sc->policies.n && !chosen[i]; k++) chosen[i] = sc->policies.v[k].target == e;
-        for (size_t k = 0; k < sc->groups.n && !chosen[i]; k++) chosen[i] = in_group(e, sc->groups.v[k].id);
+        for (size_t k = 0; k < sc->policies.n && !chosen[i]; k++)
+            chosen[i] = sc->policies.v[k].target == e;
+        for (size_t k = 0; k < sc->groups.n && !chosen[i]; k++)
+            chosen[i] = in_group(e, sc->groups.v[k].id);
     }
 }
 
@@ -90,7 +95,8 @@ const sw_security_ctx *sw_security_declared(const sw_entry *svc, const sw_entry 
     return NULL;
 }
 
-static void compile_ctx(sw_security_set *s, const sw_entry *svc, const sw_security_ctx *sc, bool *chosen)
+static void compile_ctx(sw_security_set *s, const sw_entry *svc, const sw_security_ctx *sc,
+                        bool *chosen)
 {
     sw_sec_ctx *ctx = sw_arena_alloc(&s->arena, sizeof *ctx);
     ctx->service = svc->id;
@@ -110,7 +116,8 @@ static void compile_ctx(sw_security_set *s, const sw_entry *svc, const sw_securi
 static void free_regexes(sw_security_set *s)
 {
     for (size_t i = 0; i < s->n_policies; i++)
-        for (size_t k = 0; k < s->policies[i].n_conds; k++) pcre2_code_free(s->policies[i].conds[k].re);
+        for (size_t k = 0; k < s->policies[i].n_conds; k++)
+            pcre2_code_free(s->policies[i].conds[k].re);
 }
 
 static void set_free(sw_security_set *s)
@@ -125,12 +132,15 @@ static void set_free(sw_security_set *s)
 static int compile_policies(sw_security_set *s, char *err, size_t errlen)
 {
     const sw_registry *r = s->reg;
-    for (size_t i = 0; i < r->n_entries; i++) s->n_policies += r->entries[i]->kind == SW_KIND_POLICY;
-    s->policies = sw_arena_alloc(&s->arena, (s->n_policies ? s->n_policies : 1) * sizeof *s->policies);
+    for (size_t i = 0; i < r->n_entries; i++)
+        s->n_policies += r->entries[i]->kind == SW_KIND_POLICY;
+    s->policies =
+        sw_arena_alloc(&s->arena, (s->n_policies ? s->n_policies : 1) * sizeof *s->policies);
     size_t k = 0;
     for (size_t i = 0; i < r->n_entries; i++) {
         if (r->entries[i]->kind != SW_KIND_POLICY) continue;
-        if (compile_policy(&s->arena, r->entries[i], &s->policies[k++], err, errlen) != 0) return -1;
+        if (compile_policy(&s->arena, r->entries[i], &s->policies[k++], err, errlen) != 0)
+            return -1;
     }
     return 0;
 }
@@ -151,7 +161,8 @@ sw_security_set *sw_security_compile(const sw_registry *reg, char *err, size_t e
     if (!chosen) abort();
     for (size_t i = 0; i < reg->n_entries; i++) {
         const sw_entry *e = reg->entries[i];
-        const sw_security_ctx *sc = e->kind == SW_KIND_SERVICE ? sw_security_declared(e, NULL) : NULL;
+        const sw_security_ctx *sc =
+            e->kind == SW_KIND_SERVICE ? sw_security_declared(e, NULL) : NULL;
         if (sc) compile_ctx(s, e, sc, chosen);
     }
     free(chosen);
@@ -176,4 +187,7 @@ const sw_sec_ctx *sw_security_ctx_of(const sw_security_set *s, const char *servi
 
 const sw_registry *sw_security_registry(const sw_security_set *s) { return s->reg; }
 
-const sw_entry *sw_sec_ctx_policy(const sw_sec_ctx *ctx, size_t i) { return ctx->policies[i].entry; }
+const sw_entry *sw_sec_ctx_policy(const sw_sec_ctx *ctx, size_t i)
+{
+    return ctx->policies[i].entry;
+}

@@ -19,18 +19,25 @@ typedef enum { SW_SEC_UNDEFINED, SW_SEC_ALLOW, SW_SEC_DENY } sw_sec_decision;
 extern const char *const sw_sec_decision_names[]; /* "undefined", "allow", "deny" */
 
 /* A value read from meta: a scalar, or a container the source can look into. */
-typedef enum { SW_SV_MISSING, SW_SV_STRING, SW_SV_NUMBER, SW_SV_BOOL, SW_SV_CONTAINER, SW_SV_OTHER } sw_sv_type;
+typedef enum {
+    SW_SV_MISSING,
+    SW_SV_STRING,
+    SW_SV_NUMBER,
+    SW_SV_BOOL,
+    SW_SV_CONTAINER,
+    SW_SV_OTHER
+} sw_sv_type;
 
 typedef struct sw_sec_source sw_sec_source;
 
 typedef struct sw_sec_value {
     sw_sv_type type;
-    const char *s;               /* STRING: bytes, valid while the check runs */
+    const char *s; /* STRING: bytes, valid while the check runs */
     size_t len;
-    double num;                  /* NUMBER */
-    bool b;                      /* BOOL */
-    const sw_sec_source *src;    /* CONTAINER: who can look into it */
-    const void *ref;             /* CONTAINER: the source's handle (a node, a stack slot) */
+    double num;               /* NUMBER */
+    bool b;                   /* BOOL */
+    const sw_sec_source *src; /* CONTAINER: who can look into it */
+    const void *ref;          /* CONTAINER: the source's handle (a node, a stack slot) */
     long idx;
 } sw_sec_value;
 
@@ -50,8 +57,8 @@ typedef struct sw_sec_policy sw_sec_policy;
  * and `groups`, in registry order. */
 typedef struct sw_sec_ctx {
     const char *service;
-    const char *actor_id;        /* NULL: no actor */
-    const sw_node *actor_meta;   /* a mapping, or NULL */
+    const char *actor_id;      /* NULL: no actor */
+    const sw_node *actor_meta; /* a mapping, or NULL */
     size_t n;
     const sw_sec_policy *policies; /* copies, so a check reads them in one sequential pass */
 } sw_sec_ctx;
@@ -78,11 +85,12 @@ const sw_registry *sw_security_registry(const sw_security_set *s);
 /* Evaluates one check: deny-overrides, default undefined. With no actor (ctx NULL or without
  * actor id) strict mode denies and relaxed mode allows without evaluating. meta may be NULL
  * (no meta given). Allocates nothing; thread-safe. */
-sw_sec_decision sw_security_check(const sw_sec_ctx *ctx, bool strict, const char *action, const char *resource,
-                                  const sw_sec_value *meta);
+sw_sec_decision sw_security_check(const sw_sec_ctx *ctx, bool strict, const char *action,
+                                  const char *resource, const sw_sec_value *meta);
 /* The same with the lengths known (no strlen). */
-sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const char *action, size_t action_len,
-                                      const char *resource, size_t resource_len, const sw_sec_value *meta);
+sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const char *action,
+                                      size_t action_len, const char *resource, size_t resource_len,
+                                      const sw_sec_value *meta);
 
 /* The entry of the i-th policy of a context (for `graph --why`). */
 const sw_entry *sw_sec_ctx_policy(const sw_sec_ctx *ctx, size_t i);

@@ -87,10 +87,16 @@ static void resolve(const sw_field_path *f, const check_args *a, sw_sec_value *o
     memset(out, 0, sizeof *out);
     switch (f->root) {
     case SW_FIELD_ACTOR_ID:
-        if (a->ctx->actor_id) *out = (sw_sec_value){.type = SW_SV_STRING, .s = a->ctx->actor_id, .len = strlen(a->ctx->actor_id)};
+        if (a->ctx->actor_id)
+            *out = (sw_sec_value){
+                .type = SW_SV_STRING, .s = a->ctx->actor_id, .len = strlen(a->ctx->actor_id)};
         return;
-    case SW_FIELD_ACTION: *out = (sw_sec_value){.type = SW_SV_STRING, .s = a->action, .len = a->action_len}; return;
-    case SW_FIELD_RESOURCE: *out = (sw_sec_value){.type = SW_SV_STRING, .s = a->resource, .len = a->resource_len}; return;
+    case SW_FIELD_ACTION:
+        *out = (sw_sec_value){.type = SW_SV_STRING, .s = a->action, .len = a->action_len};
+        return;
+    case SW_FIELD_RESOURCE:
+        *out = (sw_sec_value){.type = SW_SV_STRING, .s = a->resource, .len = a->resource_len};
+        return;
     case SW_FIELD_ACTOR_META: sw_sec_value_of_node(a->ctx->actor_meta, out); break;
     default:
         if (a->meta) *out = *a->meta;
@@ -177,7 +183,8 @@ static cres regex(const sec_cond *c, const sw_sec_value *field)
     pcre2_match_data *md = thread_match_data();
     if (!md) return C_ERROR;
     int ws[DFA_WORKSPACE];
-    int rc = pcre2_dfa_match(c->re, (PCRE2_SPTR)field->s, field->len, 0, 0, md, NULL, ws, DFA_WORKSPACE);
+    int rc =
+        pcre2_dfa_match(c->re, (PCRE2_SPTR)field->s, field->len, 0, 0, md, NULL, ws, DFA_WORKSPACE);
     if (rc == PCRE2_ERROR_NOMATCH) return C_FALSE;
     return rc >= 0 ? C_TRUE : C_ERROR; /* invalid UTF-8, limits: an error, never a match */
 }
@@ -206,7 +213,8 @@ static cres eval_cond(const sec_cond *c, const check_args *a)
 {
     sw_sec_value field, from;
     resolve(c->field, a, &field);
-    if (c->op == SW_OP_EXISTS || c->op == SW_OP_NEXISTS) return (field.type != SW_SV_MISSING) == c->want_present;
+    if (c->op == SW_OP_EXISTS || c->op == SW_OP_NEXISTS)
+        return (field.type != SW_SV_MISSING) == c->want_present;
     const sw_sec_value *v = &c->value;
     if (!c->has_value) {
         resolve(c->value_from, a, &from);
@@ -222,7 +230,8 @@ static cres eval_cond(const sec_cond *c, const check_args *a)
 
 /* ---- policies ---- */
 
-static inline __attribute__((always_inline)) bool pattern_match(const sec_pattern *p, size_t n, const char *s, size_t len, uint64_t head)
+static inline __attribute__((always_inline)) bool
+pattern_match(const sec_pattern *p, size_t n, const char *s, size_t len, uint64_t head)
 {
     for (size_t i = 0; i < n; i++) {
         if ((head & p[i].mask) != p[i].head) continue;
@@ -235,8 +244,11 @@ static inline __attribute__((always_inline)) bool pattern_match(const sec_patter
 /* All conditions hold; a type error counts as holding for a deny and not for an allow. */
 static bool applies(const sw_sec_policy *p, const check_args *a)
 {
-    if (!pattern_match(p->actions, p->n_actions, a->action, a->action_len, a->action_head)) return false;
-    if (!pattern_match(p->resources, p->n_resources, a->resource, a->resource_len, a->resource_head)) return false;
+    if (!pattern_match(p->actions, p->n_actions, a->action, a->action_len, a->action_head))
+        return false;
+    if (!pattern_match(p->resources, p->n_resources, a->resource, a->resource_len,
+                       a->resource_head))
+        return false;
     for (size_t i = 0; i < p->n_conds; i++) {
         cres r = eval_cond(&p->conds[i], a);
         if (r == C_FALSE || (r == C_ERROR && !p->deny)) return false;
@@ -244,18 +256,26 @@ static bool applies(const sw_sec_policy *p, const check_args *a)
     return true;
 }
 
-sw_sec_decision sw_security_check(const sw_sec_ctx *ctx, bool strict, const char *action, const char *resource,
-                                  const sw_sec_value *meta)
+sw_sec_decision sw_security_check(const sw_sec_ctx *ctx, bool strict, const char *action,
+                                  const char *resource, const sw_sec_value *meta)
 {
-    return sw_security_check_len(ctx, strict, action, strlen(action), resource, strlen(resource), meta);
+    return sw_security_check_len(ctx, strict, action, strlen(action), resource, strlen(resource),
+                                 meta);
 }
 
-sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const char *action, size_t action_len,
-                                      const char *resource, size_t resource_len, const sw_sec_value *meta)
+sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const char *action,
+                                      size_t action_len, const char *resource, size_t resource_len,
+                                      const sw_sec_value *meta)
 {
     if (!ctx || !ctx->actor_id) return strict ? SW_SEC_DENY : SW_SEC_ALLOW;
-    check_args a = {ctx, action, resource, action_len, resource_len, sec_head(action, action_len, NULL),
-                    sec_head(resource, resource_len, NULL), meta};
+    check_args a = {ctx,
+                    action,
+                    resource,
+                    action_len,
+                    resource_len,
+                    sec_head(action, action_len, NULL),
+                    sec_head(resource, resource_len, NULL),
+                    meta};
     bool allowed = false;
     for (size_t i = 0; i < ctx->n; i++) {
         const sw_sec_policy *p = &ctx->policies[i];

@@ -33,12 +33,12 @@ static inline uint64_t sec_head(const char *s, size_t len, uint64_t *mask)
 
 typedef struct sec_cond {
     const sw_field_path *field;
-    int op;                       /* sw_operator */
-    bool has_value;               /* else value_from, or exists with no value */
-    sw_sec_value value;           /* from the YAML node */
+    int op;             /* sw_operator */
+    bool has_value;     /* else value_from, or exists with no value */
+    sw_sec_value value; /* from the YAML node */
     const sw_field_path *value_from;
-    bool want_present;            /* exists / nexists: what holds */
-    pcre2_code *re;               /* matches / nmatches */
+    bool want_present; /* exists / nexists: what holds */
+    pcre2_code *re;    /* matches / nmatches */
 } sec_cond;
 
 struct sw_sec_policy {
@@ -54,8 +54,8 @@ struct sw_security_set {
     const sw_registry *reg;
     sw_arena arena;
     size_t n_policies;
-    sw_sec_policy *policies;      /* registry order */
-    sw_strmap services;           /* service id -> sw_sec_ctx */
+    sw_sec_policy *policies; /* registry order */
+    sw_strmap services;      /* service id -> sw_sec_ctx */
 };
 
 #endif

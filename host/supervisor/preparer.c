@@ -6,7 +6,7 @@
 
 struct sw_prep_job {
     sw_prep_job *next;
-    sw_spawn spawn;              /* its args, service and registry are the job's own */
+    sw_spawn spawn; /* its args, service and registry are the job's own */
     void *tag;
 };
 

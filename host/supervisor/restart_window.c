@@ -21,7 +21,8 @@ bool sw_window_add(sw_window *w, int64_t intensity, int64_t period_ns, int64_t n
 {
     if (intensity <= 0) return true;
     bool oldest_inside = w->n > 0 && now - w->times[w->head] < period_ns;
-    if (w->n == w->cap && w->cap < (uint64_t)intensity && (w->n == 0 || oldest_inside)) grow(w, (size_t)intensity);
+    if (w->n == w->cap && w->cap < (uint64_t)intensity && (w->n == 0 || oldest_inside))
+        grow(w, (size_t)intensity);
     if (w->n < w->cap) {
         w->times[(w->head + w->n++) % w->cap] = now;
         return false;

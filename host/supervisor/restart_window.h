@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 typedef struct sw_window {
-    int64_t *times;              /* ring, oldest at head */
+    int64_t *times; /* ring, oldest at head */
     size_t n, head, cap;
 } sw_window;
 

@@ -16,19 +16,30 @@
 /* ---- sub-states and what they show ---- */
 
 static const sw_svc_state views[] = {
-    [SW_SUB_INACTIVE] = SW_SVC_INACTIVE,        [SW_SUB_BLOCKED] = SW_SVC_INACTIVE,
-    [SW_SUB_INACTIVE_FOR_GOOD] = SW_SVC_INACTIVE, [SW_SUB_AWAIT_STANDBY] = SW_SVC_STARTING,
-    [SW_SUB_STARTING] = SW_SVC_STARTING,        [SW_SUB_START_TIMED_OUT] = SW_SVC_STARTING,
-    [SW_SUB_STARTING_KILLED] = SW_SVC_STARTING, [SW_SUB_RUNNING] = SW_SVC_RUNNING,
-    [SW_SUB_RUNNING_KILLED] = SW_SVC_RUNNING,   [SW_SUB_STOPPING] = SW_SVC_STOPPING,
-    [SW_SUB_STOPPING_KILLED] = SW_SVC_STOPPING, [SW_SUB_ENDING] = SW_SVC_STOPPING,
-    [SW_SUB_ENDING_KILLED] = SW_SVC_STOPPING,   [SW_SUB_BACKOFF_STOPPED] = SW_SVC_STOPPED,
-    [SW_SUB_BACKOFF_FAILED] = SW_SVC_FAILED,    [SW_SUB_STOPPED] = SW_SVC_STOPPED,
-    [SW_SUB_FAILED] = SW_SVC_FAILED,            [SW_SUB_STOPPED_FOR_GOOD] = SW_SVC_STOPPED,
-    [SW_SUB_FAILED_FOR_GOOD] = SW_SVC_FAILED,   [SW_SUB_DISCARDED] = SW_SVC_STOPPED,
+    [SW_SUB_INACTIVE] = SW_SVC_INACTIVE,
+    [SW_SUB_BLOCKED] = SW_SVC_INACTIVE,
+    [SW_SUB_INACTIVE_FOR_GOOD] = SW_SVC_INACTIVE,
+    [SW_SUB_AWAIT_STANDBY] = SW_SVC_STARTING,
+    [SW_SUB_STARTING] = SW_SVC_STARTING,
+    [SW_SUB_START_TIMED_OUT] = SW_SVC_STARTING,
+    [SW_SUB_STARTING_KILLED] = SW_SVC_STARTING,
+    [SW_SUB_RUNNING] = SW_SVC_RUNNING,
+    [SW_SUB_RUNNING_KILLED] = SW_SVC_RUNNING,
+    [SW_SUB_STOPPING] = SW_SVC_STOPPING,
+    [SW_SUB_STOPPING_KILLED] = SW_SVC_STOPPING,
+    [SW_SUB_ENDING] = SW_SVC_STOPPING,
+    [SW_SUB_ENDING_KILLED] = SW_SVC_STOPPING,
+    [SW_SUB_BACKOFF_STOPPED] = SW_SVC_STOPPED,
+    [SW_SUB_BACKOFF_FAILED] = SW_SVC_FAILED,
+    [SW_SUB_STOPPED] = SW_SVC_STOPPED,
+    [SW_SUB_FAILED] = SW_SVC_FAILED,
+    [SW_SUB_STOPPED_FOR_GOOD] = SW_SVC_STOPPED,
+    [SW_SUB_FAILED_FOR_GOOD] = SW_SVC_FAILED,
+    [SW_SUB_DISCARDED] = SW_SVC_STOPPED,
 };
 
-static const char *const state_names[] = {"inactive", "starting", "running", "stopping", "stopped", "failed"};
+static const char *const state_names[] = {"inactive", "starting", "running",
+                                          "stopping", "stopped",  "failed"};
 
 const char *sw_svc_state_name(sw_svc_state st) { return state_names[st]; }
 sw_svc_state sw_svc_view(sw_svc_sub sub) { return views[sub]; }
@@ -36,23 +47,27 @@ sw_svc_state sw_svc_state_of(const sw_svc *v) { return views[v->sub]; }
 
 static bool for_good_sub(sw_svc_sub sub)
 {
-    return sub == SW_SUB_INACTIVE_FOR_GOOD || sub == SW_SUB_STOPPED_FOR_GOOD || sub == SW_SUB_FAILED_FOR_GOOD;
+    return sub == SW_SUB_INACTIVE_FOR_GOOD || sub == SW_SUB_STOPPED_FOR_GOOD ||
+           sub == SW_SUB_FAILED_FOR_GOOD;
 }
 
 /* Its end is a stop (CANCEL sent, or killed by the shutdown timeout), not a failure. */
 static bool stop_requested(sw_svc_sub sub)
 {
-    return sub == SW_SUB_STOPPING || sub == SW_SUB_STOPPING_KILLED || sub == SW_SUB_STARTING_KILLED ||
-           sub == SW_SUB_RUNNING_KILLED;
+    return sub == SW_SUB_STOPPING || sub == SW_SUB_STOPPING_KILLED ||
+           sub == SW_SUB_STARTING_KILLED || sub == SW_SUB_RUNNING_KILLED;
 }
 
 static bool killed(sw_svc_sub sub)
 {
-    return sub == SW_SUB_START_TIMED_OUT || sub == SW_SUB_STARTING_KILLED || sub == SW_SUB_RUNNING_KILLED ||
-           sub == SW_SUB_STOPPING_KILLED;
+    return sub == SW_SUB_START_TIMED_OUT || sub == SW_SUB_STARTING_KILLED ||
+           sub == SW_SUB_RUNNING_KILLED || sub == SW_SUB_STOPPING_KILLED;
 }
 
-bool sw_svc_waiting(const sw_svc *v) { return v->sub == SW_SUB_BACKOFF_STOPPED || v->sub == SW_SUB_BACKOFF_FAILED; }
+bool sw_svc_waiting(const sw_svc *v)
+{
+    return v->sub == SW_SUB_BACKOFF_STOPPED || v->sub == SW_SUB_BACKOFF_FAILED;
+}
 bool sw_svc_for_good(const sw_svc *v) { return for_good_sub(v->sub) || v->ends_for_good; }
 
 bool sw_svc_active(const sw_svc *v)
@@ -81,7 +96,9 @@ bool svc_blocked_for_good(const sw_svc *d)
 {
     sw_svc_state st = views[d->sub];
     if (sw_svc_waiting(d) || d->pid || d->sub == SW_SUB_AWAIT_STANDBY) return false;
-    if (sw_svc_for_good(d) && (st == SW_SVC_FAILED || st == SW_SVC_STOPPED || st == SW_SVC_INACTIVE)) return true;
+    if (sw_svc_for_good(d) &&
+        (st == SW_SVC_FAILED || st == SW_SVC_STOPPED || st == SW_SVC_INACTIVE))
+        return true;
     return st == SW_SVC_INACTIVE && d->reason;
 }
 
@@ -93,14 +110,17 @@ bool svc_started(const sw_svc *m)
 
 /* ---- transitions ---- */
 
-void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt, const char *reason, int64_t next_ns)
+void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt,
+                   const char *reason, int64_t next_ns)
 {
     sw_log_field f[4];
     size_t n = 0;
     f[n++] = (sw_log_field){.key = "state", .type = SW_LF_STR, .s = state_names[st]};
     f[n++] = (sw_log_field){.key = "attempt", .type = SW_LF_INT, .i = attempt};
     if (reason) f[n++] = (sw_log_field){.key = "reason", .type = SW_LF_STR, .s = reason};
-    if (next_ns >= 0) f[n++] = (sw_log_field){.key = "next_attempt", .type = SW_LF_NUM, .d = (double)next_ns / 1e9};
+    if (next_ns >= 0)
+        f[n++] =
+            (sw_log_field){.key = "next_attempt", .type = SW_LF_NUM, .d = (double)next_ns / 1e9};
     sw_log_level level = st == SW_SVC_FAILED ? SW_LOG_WARN : SW_LOG_INFO;
     sw_log_write(s->log, level, id, "service state", f, n);
     s->changed = true;
@@ -118,10 +138,16 @@ static sw_svc_sub for_good_of(sw_svc_sub sub)
     }
 }
 
-static sw_svc_sub down(sw_svc_state st) { return st == SW_SVC_STOPPED ? SW_SUB_STOPPED : SW_SUB_FAILED; }
+static sw_svc_sub down(sw_svc_state st)
+{
+    return st == SW_SVC_STOPPED ? SW_SUB_STOPPED : SW_SUB_FAILED;
+}
 
 /* No run under way or pending: neither starting, running, stopping nor in backoff. */
-static bool at_rest(sw_svc_sub sub) { return for_good_of(sub) != sub || for_good_sub(sub) || sub == SW_SUB_DISCARDED; }
+static bool at_rest(sw_svc_sub sub)
+{
+    return for_good_of(sub) != sub || for_good_sub(sub) || sub == SW_SUB_DISCARDED;
+}
 
 /* The one logged transition: v enters sub with reason (copied; NULL for none), logged as one
  * "service state" event with next_ns (-1: no restart scheduled). A down sub-state is the
@@ -257,7 +283,8 @@ static void prepare_standby(sw_svc *v, const sw_spawn *sp)
 {
     sw_supervisor *s = v->sup;
     if (v->standby || v->preparing || v->attempt == 0 || s->shutting_down) return;
-    if (!s->preparer.started && sw_preparer_start(&s->preparer, s->rt, sup_on_prepared) != 0) return;
+    if (!s->preparer.started && sw_preparer_start(&s->preparer, s->rt, sup_on_prepared) != 0)
+        return;
     v->standby_of = v->entry;
     if (sw_preparer_submit(&s->preparer, sp, v) == 0) v->preparing = true;
 }
@@ -266,9 +293,14 @@ static void build_spawn(sw_svc *v, sw_spawn *sp)
 {
     sw_supervisor *s = v->sup;
     const sw_service *svc = &v->entry->as.service;
-    *sp = (sw_spawn){.entry = svc->process.target, .registry = s->reg, .service = v->entry->id,
-                     .args = v->args.data, .args_len = v->args.len, .on_exit = sup_on_exit,
-                     .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? sup_on_ready : NULL, .cb_arg = v,
+    *sp = (sw_spawn){.entry = svc->process.target,
+                     .registry = s->reg,
+                     .service = v->entry->id,
+                     .args = v->args.data,
+                     .args_len = v->args.len,
+                     .on_exit = sup_on_exit,
+                     .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? sup_on_ready : NULL,
+                     .cb_arg = v,
                      .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
 }
 
@@ -318,7 +350,8 @@ void svc_start(sw_svc *v)
 void svc_standby_arrived(sw_svc *v, sw_proc *p, const sw_entry *of)
 {
     v->preparing = false;
-    if (v->sub == SW_SUB_AWAIT_STANDBY) { /* a start waits for it (a stop would have left this sub-state) */
+    if (v->sub ==
+        SW_SUB_AWAIT_STANDBY) { /* a start waits for it (a stop would have left this sub-state) */
         bool usable = p && of == v->entry;
         if (p && !usable) sw_proc_discard_prepared(p);
         shift(v, SW_SUB_STARTING);
@@ -326,7 +359,8 @@ void svc_standby_arrived(sw_svc *v, sw_proc *p, const sw_entry *of)
         return;
     }
     bool discarded = v->sub == SW_SUB_DISCARDED;
-    bool keep = p && !discarded && !v->standby && !sw_svc_for_good(v) && !v->sup->shutting_down && of == v->entry;
+    bool keep = p && !discarded && !v->standby && !sw_svc_for_good(v) && !v->sup->shutting_down &&
+                of == v->entry;
     if (keep) {
         v->standby = p;
         v->standby_of = of;
@@ -358,9 +392,11 @@ void svc_schedule_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_
 {
     v->next_attempt_at = wall_ns() + delay;
     sw_svc_sub waiting = st == SW_SVC_STOPPED ? SW_SUB_BACKOFF_STOPPED : SW_SUB_BACKOFF_FAILED;
-    svc_enter(v, delay ? waiting : down(st), reason, delay); /* logged with the attempt that just ended */
+    svc_enter(v, delay ? waiting : down(st), reason,
+              delay); /* logged with the attempt that just ended */
     v->attempt++;
-    if (delay) sup_arm(&v->timer, backoff_fired, delay); /* else the reconcile after this end starts it */
+    if (delay)
+        sup_arm(&v->timer, backoff_fired, delay); /* else the reconcile after this end starts it */
 }
 
 void svc_set_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_t delay)
@@ -370,18 +406,25 @@ void svc_set_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_t del
     svc_enter(v, down(st), reason, delay);
 }
 
-void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason) { svc_enter(v, down(st), reason, -1); }
+void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason)
+{
+    svc_enter(v, down(st), reason, -1);
+}
 
 /* The failure's text; its traceback, if any, is logged once, on its own. */
 static void end_reason(sw_svc *v, bool ok, const char *error, char *reason, size_t size)
 {
-    const char *why = v->sub == SW_SUB_START_TIMED_OUT ? v->reason : ok ? "returned" : error ? error : "failed";
+    const char *why = v->sub == SW_SUB_START_TIMED_OUT ? v->reason
+                      : ok                             ? "returned"
+                      : error                          ? error
+                                                       : "failed";
     snprintf(reason, size, "%s", why ? why : "failed");
     char *trace = strstr(reason, "\nstack traceback:");
     if (!trace) return;
     *trace = 0;
-    sw_log_field f[2] = {{.key = "error", .type = SW_LF_STR, .s = reason},
-                         {.key = "traceback", .type = SW_LF_STR, .s = strstr(error, "stack traceback:")}};
+    sw_log_field f[2] = {
+        {.key = "error", .type = SW_LF_STR, .s = reason},
+        {.key = "traceback", .type = SW_LF_STR, .s = strstr(error, "stack traceback:")}};
     sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, 2);
 }
 
@@ -404,7 +447,8 @@ static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, s
         svc_enter(v, for_good_of(down(st)), reason, -1);
     } else if (r->max_attempts > 0 && v->attempt + 1 >= r->max_attempts) {
         char gave_up[1100];
-        snprintf(gave_up, sizeof gave_up, "gave up after %lld attempts: %s", (long long)r->max_attempts, reason);
+        snprintf(gave_up, sizeof gave_up, "gave up after %lld attempts: %s",
+                 (long long)r->max_attempts, reason);
         svc_enter(v, for_good_of(down(st)), gave_up, -1);
     } else if (v->held_by) {
         svc_end_held(v, st, reason); /* already part of a restart under way */
@@ -420,13 +464,17 @@ static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, s
 /* The run is over, its tree included: judged as stop, or by its own policy. */
 static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *error, svc_end *out)
 {
-    if (stop_requested(v->sub)) { /* an explicit stop or shutdown: terminal, whatever the end looked like */
-        const char *why = killed(v->sub) ? "killed after stop_timeout" : v->held_by ? "restarting" : "stopped";
+    if (stop_requested(
+            v->sub)) { /* an explicit stop or shutdown: terminal, whatever the end looked like */
+        const char *why = killed(v->sub) ? "killed after stop_timeout"
+                          : v->held_by   ? "restarting"
+                                         : "stopped";
         svc_enter(v, SW_SUB_STOPPED, why, -1);
         return;
     }
     const sw_lifecycle *lc = &v->entry->as.service.lifecycle;
-    if ((int64_t)(uv_hrtime() - v->run_start) >= lc->stable_threshold_ns) v->attempt = 0; /* a stable run */
+    if ((int64_t)(uv_hrtime() - v->run_start) >= lc->stable_threshold_ns)
+        v->attempt = 0; /* a stable run */
     bool ok = kind == SW_EXIT_OK;
     char reason[1024];
     end_reason(v, ok, error, reason, sizeof reason);
@@ -446,12 +494,16 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
     v->end.retryable = retryable;
     v->end.error = error ? strdup(error) : NULL;
     if (views[v->sub] == SW_SVC_STOPPING) shift(v, SW_SUB_ENDING); /* a stop: its reason stays */
-    else svc_enter(v, SW_SUB_ENDING, v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
+    else
+        svc_enter(
+            v, SW_SUB_ENDING,
+            v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
     sup_arm(&v->timer, tree_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
     return true;
 }
 
-bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error, svc_end *out)
+bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error,
+               svc_end *out)
 {
     out->to_group = false;
     if (pid != v->pid) return false; /* about an earlier run */
@@ -492,7 +544,8 @@ void svc_begin_stop(sw_svc *v)
     }
     if (!v->pid || views[v->sub] == SW_SVC_STOPPING) return;
     uv_timer_stop(&v->timer);
-    svc_enter(v, killed(v->sub) ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING, s->shutting_down ? "shutdown" : "stop requested", -1);
+    svc_enter(v, killed(v->sub) ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
+              s->shutting_down ? "shutdown" : "stop requested", -1);
     sw_delivery *d = sw_delivery_new(SW_DLV_CANCEL, 0, 0, NULL, NULL, 0);
     if (d) sw_runtime_deliver(s->rt, v->pid, d);
     sup_arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
@@ -507,7 +560,9 @@ void svc_kill(sw_svc *v)
     }
     if (!v->pid) return;
     sw_svc_state st = views[v->sub];
-    shift(v, st == SW_SVC_STARTING ? SW_SUB_STARTING_KILLED : st == SW_SVC_RUNNING ? SW_SUB_RUNNING_KILLED : SW_SUB_STOPPING_KILLED);
+    shift(v, st == SW_SVC_STARTING  ? SW_SUB_STARTING_KILLED
+             : st == SW_SVC_RUNNING ? SW_SUB_RUNNING_KILLED
+                                    : SW_SUB_STOPPING_KILLED);
     sw_runtime_kill(v->sup->rt, v->pid);
 }
 
@@ -542,5 +597,6 @@ static void svc_closed(uv_handle_t *h)
 void svc_free(sw_svc *v)
 {
     v->sub = SW_SUB_DISCARDED;
-    if (!v->preparing) uv_close((uv_handle_t *)&v->timer, svc_closed); /* else when its standby is back */
+    if (!v->preparing)
+        uv_close((uv_handle_t *)&v->timer, svc_closed); /* else when its standby is back */
 }

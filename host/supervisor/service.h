@@ -41,13 +41,14 @@ void svc_ready(sw_svc *v, uint64_t pid);
 
 /* The end of a run as its own policy judges it. */
 typedef struct svc_end {
-    bool to_group;               /* restart-worthy in a group that does not hold it: the group decides */
-    sw_svc_state st;             /* then: stopped or failed */
+    bool to_group;   /* restart-worthy in a group that does not hold it: the group decides */
+    sw_svc_state st; /* then: stopped or failed */
     char reason[1024];
 } svc_end;
 /* Run pid ended (an end of an earlier run is ignored: false). true when something changed;
  * out->to_group says the group's plan must follow. */
-bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error, svc_end *out);
+bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const char *error,
+               svc_end *out);
 /* The tree of v's ended run is gone (sup_on_tree_gone): the run's end is judged now, as by
  * svc_ended. false for a stale call. */
 bool svc_tree_gone(sw_svc *v, svc_end *out);

@@ -145,8 +145,8 @@ static bool block(sw_svc *v, const sw_svc *dep)
 {
     char reason[512];
     bool sibling = dep == sup_sibling_pending(v);
-    snprintf(reason, sizeof reason, "%s %s %s", sibling ? "earlier sibling" : "dependency", dep->entry->id,
-             sw_svc_state_name(sw_svc_state_of(dep)));
+    snprintf(reason, sizeof reason, "%s %s %s", sibling ? "earlier sibling" : "dependency",
+             dep->entry->id, sw_svc_state_name(sw_svc_state_of(dep)));
     if (v->reason && strcmp(v->reason, reason) == 0) return false;
     svc_block(v, reason);
     return true; /* its own dependents are blocked too */
@@ -181,7 +181,9 @@ static void maybe_ready(sw_supervisor *s)
     for (size_t i = 0; i < s->n; i++) {
         const sw_svc *v = s->svcs[i];
         sw_svc_state st = sw_svc_state_of(v);
-        if (v->wanted && st != SW_SVC_RUNNING && !sw_svc_for_good(v) && !(st == SW_SVC_INACTIVE && v->reason)) return;
+        if (v->wanted && st != SW_SVC_RUNNING && !sw_svc_for_good(v) &&
+            !(st == SW_SVC_INACTIVE && v->reason))
+            return;
     }
     s->ready_sent = true;
     if (s->notify) s->notify(s->notify_arg, "READY=1");
@@ -209,14 +211,18 @@ static bool stop_wave(sw_supervisor *s, const bool *stopping)
         any_active = true;
         bool others_down = !sup_later_sibling_active(v, stopping);
         for (size_t k = 0; k < v->n_dependents && others_down; k++)
-            if (stopping[v->dependents[k]] && sw_svc_active(s->svcs[v->dependents[k]])) others_down = false;
+            if (stopping[v->dependents[k]] && sw_svc_active(s->svcs[v->dependents[k]]))
+                others_down = false;
         if (others_down) svc_begin_stop(v);
     }
     return any_active;
 }
 
 /* In the set of a stop by hand (unwanted and for good) or of a coordinated restart (held). */
-static bool in_stop_set(const sw_svc *v) { return (!v->wanted && sw_svc_for_good(v)) || v->held_by; }
+static bool in_stop_set(const sw_svc *v)
+{
+    return (!v->wanted && sw_svc_for_good(v)) || v->held_by;
+}
 
 /* A stop by hand or a restart in progress goes on with its next wave; then the holds whose set
  * is down are released. Nothing to do (and nothing allocated) when no service is in a set. */
@@ -245,7 +251,8 @@ static void check_shutdown(sw_supervisor *s)
     settle_groups(s);
     if (any || s->n_retired || s->done) return;
     s->done = true;
-    sw_preparer_stop(&s->preparer); /* before the runtime goes; what it had comes back as messages */
+    sw_preparer_stop(
+        &s->preparer); /* before the runtime goes; what it had comes back as messages */
     uv_timer_stop(&s->shutdown_timer);
     uv_stop(s->loop);
 }
@@ -257,7 +264,8 @@ static void reap_retired(sw_supervisor *s)
     bool any_active = false;
     for (size_t i = 0; i < s->n_retired; i++) {
         sw_svc *v = s->retired[i];
-        if (sw_svc_waiting(v) || v->sub == SW_SUB_AWAIT_STANDBY) svc_begin_stop(v); /* cancels the restart to come */
+        if (sw_svc_waiting(v) || v->sub == SW_SUB_AWAIT_STANDBY)
+            svc_begin_stop(v); /* cancels the restart to come */
         if (!sw_svc_active(v)) {
             svc_free(v);
             continue;

@@ -77,7 +77,8 @@ void sup_groups_build(sw_supervisor *s)
     if (!s->grps) abort();
     size_t k = 0;
     for (size_t i = 0; i < r->n_entries; i++)
-        if (r->entries[i]->kind == SW_KIND_GROUP) s->grps[k++] = grp_of[i] = grp_new(s, r->entries[i]);
+        if (r->entries[i]->kind == SW_KIND_GROUP)
+            s->grps[k++] = grp_of[i] = grp_new(s, r->entries[i]);
     for (k = 0; k < s->n_grps; k++) link_children(s->grps[k], svc_of, grp_of);
     for (k = 0; k < s->n_grps; k++) {
         sw_grp *g = s->grps[k];
@@ -133,7 +134,10 @@ const sw_svc *sup_sibling_pending(const sw_svc *v)
     return NULL;
 }
 
-static bool active_in(const sw_svc *m, const bool *set) { return set[m->index] && sw_svc_active(m); }
+static bool active_in(const sw_svc *m, const bool *set)
+{
+    return set[m->index] && sw_svc_active(m);
+}
 
 static bool child_active_in(const sw_child *c, const bool *set)
 {
@@ -163,7 +167,11 @@ void sup_grp_enter(sw_grp *g, sw_svc_state st, const char *reason, int64_t attem
 
 static void grp_step(sup_plan *p, sw_grp *g, sw_svc_state st, const char *reason)
 {
-    sup_plan_add(p, (sup_step){.kind = SUP_GRP_STATE, .grp = g, .st = st, .reason = (char *)reason, .attempt = g->attempt + 1});
+    sup_plan_add(p, (sup_step){.kind = SUP_GRP_STATE,
+                               .grp = g,
+                               .st = st,
+                               .reason = (char *)reason,
+                               .attempt = g->attempt + 1});
 }
 
 static void want_subtree(sw_grp *g, sup_plan *p)
@@ -179,7 +187,8 @@ void sup_group_want(sw_grp *g, sup_plan *p)
     while (g->parent) g = g->parent;
     if (g->wanted) return;
     want_subtree(g, p);
-    for (size_t i = 0; i < g->n_members; i++) sup_plan_add(p, (sup_step){.kind = SUP_WANT, .svc = g->members[i]});
+    for (size_t i = 0; i < g->n_members; i++)
+        sup_plan_add(p, (sup_step){.kind = SUP_WANT, .svc = g->members[i]});
 }
 
 /* Shutdown: a group whose members are all down is stopped. */
@@ -201,7 +210,8 @@ void sup_group_settle(sw_supervisor *s, sup_plan *p)
         }
         if (g->state != SW_SVC_STARTING || g->waiting || g->set_pending) continue;
         bool all = true;
-        for (size_t i = 0; i < g->n_members && all; i++) all = svc_started(g->members[i]) || sw_svc_for_good(g->members[i]);
+        for (size_t i = 0; i < g->n_members && all; i++)
+            all = svc_started(g->members[i]) || sw_svc_for_good(g->members[i]);
         if (all) grp_step(p, g, SW_SVC_RUNNING, NULL);
     }
 }
@@ -217,23 +227,29 @@ static int64_t next_delay(const sw_restart *r, int64_t *attempt)
 
 static const sw_restart *restart_of(const sw_child *c)
 {
-    return c->svc ? &c->svc->entry->as.service.lifecycle.restart : &c->grp->entry->as.group.lifecycle.restart;
+    return c->svc ? &c->svc->entry->as.service.lifecycle.restart
+                  : &c->grp->entry->as.group.lifecycle.restart;
 }
 
 /* The members of child c stop (if they run) and wait for holder h; temporary bystanders
  * (policy never) are not started again (OTP's temporary children), nor is anything of a group
  * that failed for good. */
-static void hold_child(const sw_child *c, sw_grp *h, const sw_svc *failed, bool for_good, sup_plan *p)
+static void hold_child(const sw_child *c, sw_grp *h, const sw_svc *failed, bool for_good,
+                       sup_plan *p)
 {
     sw_svc *const *m = c->svc ? &c->svc : c->grp->members;
     size_t n = c->svc ? 1 : c->grp->n_members;
     for (size_t i = 0; i < n; i++) {
-        bool temporary = m[i] != failed && m[i]->entry->as.service.lifecycle.restart.policy == SW_RESTART_NEVER;
-        sup_plan_add(p, (sup_step){.kind = SUP_HOLD, .svc = m[i], .grp = h, .for_good = for_good || temporary});
+        bool temporary =
+            m[i] != failed && m[i]->entry->as.service.lifecycle.restart.policy == SW_RESTART_NEVER;
+        sup_plan_add(
+            p,
+            (sup_step){.kind = SUP_HOLD, .svc = m[i], .grp = h, .for_good = for_good || temporary});
     }
 }
 
-static void child_failed(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st, sup_plan *p);
+static void child_failed(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st,
+                         sup_plan *p);
 
 /* g stops all its children and fails; its parent applies g's own restart policy. */
 static void group_fail(sw_grp *g, const char *why, sup_plan *p)
@@ -241,7 +257,8 @@ static void group_fail(sw_grp *g, const char *why, sup_plan *p)
     sup_plan_add(p, (sup_step){.kind = SUP_GRP_SET_RESTART, .grp = g, .delay = -1});
     sw_window_reset(&g->window); /* a restarted group starts with a fresh window */
     const sw_lifecycle *lc = &g->entry->as.group.lifecycle;
-    if (g->run_start && (int64_t)(uv_hrtime() - g->run_start) >= lc->stable_threshold_ns) g->attempt = 0;
+    if (g->run_start && (int64_t)(uv_hrtime() - g->run_start) >= lc->stable_threshold_ns)
+        g->attempt = 0;
     g->run_start = 0;
     bool for_good = lc->restart.policy == SW_RESTART_NEVER ||
                     (lc->restart.max_attempts > 0 && g->attempt + 1 >= lc->restart.max_attempts);
@@ -251,40 +268,53 @@ static void group_fail(sw_grp *g, const char *why, sup_plan *p)
     grp_step(p, g, SW_SVC_FAILED, why);
     if (for_good) return;
     if (g->parent) child_failed(g->parent, &self, why, SW_SVC_FAILED, p);
-    else sup_plan_add(p, (sup_step){.kind = SUP_GRP_RESTART, .grp = g, .delay = next_delay(&lc->restart, &g->attempt)});
+    else
+        sup_plan_add(p, (sup_step){.kind = SUP_GRP_RESTART,
+                                   .grp = g,
+                                   .delay = next_delay(&lc->restart, &g->attempt)});
 }
 
-static void window_exceeded(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st, sup_plan *p)
+static void window_exceeded(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st,
+                            sup_plan *p)
 {
     sw_svc *svc = c->svc;
     if (svc) {
         sup_plan_add(p, (sup_step){.kind = SUP_HOLD, .svc = svc, .grp = g});
-        sup_plan_add(p, (sup_step){.kind = SUP_END_HELD, .svc = svc, .st = st, .reason = (char *)reason});
+        sup_plan_add(
+            p, (sup_step){.kind = SUP_END_HELD, .svc = svc, .st = st, .reason = (char *)reason});
     }
     char why[256];
-    snprintf(why, sizeof why, "more than %lld restarts in %.3gs (child %s: %s)", (long long)g->entry->as.group.intensity,
-             (double)g->entry->as.group.period_ns / 1e9, svc ? svc->entry->id : c->grp->entry->id, reason);
+    snprintf(why, sizeof why, "more than %lld restarts in %.3gs (child %s: %s)",
+             (long long)g->entry->as.group.intensity, (double)g->entry->as.group.period_ns / 1e9,
+             svc ? svc->entry->id : c->grp->entry->id, reason);
     group_fail(g, why, p);
 }
 
 /* one_for_all and rest_for_one: the failed child and those the strategy takes with it are
  * held until all are down and the failed child's backoff has passed. */
-static void restart_set(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st, sup_plan *p)
+static void restart_set(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st,
+                        sup_plan *p)
 {
     sw_svc *svc = c->svc;
-    size_t from = g->entry->as.group.strategy == SW_ONE_FOR_ALL ? 0 : (svc ? svc->pos : c->grp->pos);
+    size_t from =
+        g->entry->as.group.strategy == SW_ONE_FOR_ALL ? 0 : (svc ? svc->pos : c->grp->pos);
     for (size_t k = from; k < g->n_children; k++) hold_child(&g->children[k], g, svc, false, p);
     int64_t delay;
     if (svc) {
         delay = sw_backoff_next(restart_of(c), svc->attempt); /* counted by SUP_SET_RESTART */
-        sup_plan_add(p, (sup_step){.kind = SUP_SET_RESTART, .svc = svc, .st = st, .reason = (char *)reason, .delay = delay});
+        sup_plan_add(p, (sup_step){.kind = SUP_SET_RESTART,
+                                   .svc = svc,
+                                   .st = st,
+                                   .reason = (char *)reason,
+                                   .delay = delay});
     } else {
         delay = next_delay(restart_of(c), &c->grp->attempt);
     }
     sup_plan_add(p, (sup_step){.kind = SUP_GRP_SET_RESTART, .grp = g, .delay = delay});
 }
 
-static void child_failed(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st, sup_plan *p)
+static void child_failed(sw_grp *g, const sw_child *c, const char *reason, sw_svc_state st,
+                         sup_plan *p)
 {
     const sw_group *def = &g->entry->as.group;
     if (sw_window_add(&g->window, def->intensity, def->period_ns, (int64_t)uv_hrtime())) {
@@ -293,9 +323,15 @@ static void child_failed(sw_grp *g, const sw_child *c, const char *reason, sw_sv
         restart_set(g, c, reason, st, p);
     } else if (c->svc) {
         int64_t delay = sw_backoff_next(restart_of(c), c->svc->attempt);
-        sup_plan_add(p, (sup_step){.kind = SUP_OWN_RESTART, .svc = c->svc, .st = st, .reason = (char *)reason, .delay = delay});
+        sup_plan_add(p, (sup_step){.kind = SUP_OWN_RESTART,
+                                   .svc = c->svc,
+                                   .st = st,
+                                   .reason = (char *)reason,
+                                   .delay = delay});
     } else { /* the child group restarts on its own timer; its members are held by it */
-        sup_plan_add(p, (sup_step){.kind = SUP_GRP_RESTART, .grp = c->grp, .delay = next_delay(restart_of(c), &c->grp->attempt)});
+        sup_plan_add(p, (sup_step){.kind = SUP_GRP_RESTART,
+                                   .grp = c->grp,
+                                   .delay = next_delay(restart_of(c), &c->grp->attempt)});
     }
 }
 
@@ -334,13 +370,16 @@ void sup_group_releases(sw_supervisor *s, sup_plan *p)
     size_t before = p->n;
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
-        if (v->held_by && !v->held_by->busy) sup_plan_add(p, (sup_step){.kind = SUP_RELEASE, .svc = v});
+        if (v->held_by && !v->held_by->busy)
+            sup_plan_add(p, (sup_step){.kind = SUP_RELEASE, .svc = v});
     }
     if (p->n == before) return;
-    for (size_t k = 0; k < s->n_grps; k++) { /* a failed group whose members are free again restarts */
+    for (size_t k = 0; k < s->n_grps;
+         k++) { /* a failed group whose members are free again restarts */
         sw_grp *g = s->grps[k];
         bool free_again = g->state == SW_SVC_FAILED && !g->final && !g->waiting;
-        for (size_t i = 0; i < g->n_members && free_again; i++) free_again = released(g->members[i]);
+        for (size_t i = 0; i < g->n_members && free_again; i++)
+            free_again = released(g->members[i]);
         if (free_again) grp_step(p, g, SW_SVC_STARTING, "restarting");
     }
 }

@@ -12,17 +12,17 @@
 
 /* One step of a plan; applied in order, so log events come in the order they were decided. */
 typedef enum {
-    SUP_HOLD,            /* svc is held by grp; for_good: not started again (a temporary bystander,
+    SUP_HOLD,        /* svc is held by grp; for_good: not started again (a temporary bystander,
                             or its group failed for good) */
-    SUP_RELEASE,         /* svc's hold ends */
-    SUP_FRESH,           /* svc gets a fresh start (no longer for good, attempt 0) */
-    SUP_WANT,            /* svc (or every member of grp's top-level group) is wanted, with its needs */
-    SUP_END_HELD,        /* svc ended (st, reason) inside a restart that holds it */
-    SUP_OWN_RESTART,     /* svc restarts by itself after delay (its backoff) */
-    SUP_SET_RESTART,     /* svc ended (st, reason): its group restarts it with others after delay */
-    SUP_GRP_STATE,       /* grp enters st (reason) */
-    SUP_GRP_RESTART,     /* grp's own restart after delay; -1 cancels it */
-    SUP_GRP_SET_RESTART  /* grp starts the children it holds again after delay; -1 cancels it */
+    SUP_RELEASE,     /* svc's hold ends */
+    SUP_FRESH,       /* svc gets a fresh start (no longer for good, attempt 0) */
+    SUP_WANT,        /* svc (or every member of grp's top-level group) is wanted, with its needs */
+    SUP_END_HELD,    /* svc ended (st, reason) inside a restart that holds it */
+    SUP_OWN_RESTART, /* svc restarts by itself after delay (its backoff) */
+    SUP_SET_RESTART, /* svc ended (st, reason): its group restarts it with others after delay */
+    SUP_GRP_STATE,   /* grp enters st (reason) */
+    SUP_GRP_RESTART, /* grp's own restart after delay; -1 cancels it */
+    SUP_GRP_SET_RESTART /* grp starts the children it holds again after delay; -1 cancels it */
 } sup_step_kind;
 
 typedef struct sup_step {
@@ -31,10 +31,10 @@ typedef struct sup_step {
     sw_grp *grp;
     sw_svc_state st;
     bool for_good;
-    int64_t delay;               /* ns */
-    int64_t attempt;             /* SUP_GRP_STATE: logged with it, as when decided (the decider
+    int64_t delay;   /* ns */
+    int64_t attempt; /* SUP_GRP_STATE: logged with it, as when decided (the decider
                                     may count the group's next attempt right after) */
-    char *reason;                /* the plan's own copy, or NULL */
+    char *reason;    /* the plan's own copy, or NULL */
 } sup_step;
 
 typedef struct sup_plan {
@@ -56,7 +56,8 @@ void sup_settle(sw_supervisor *s);
 void sup_arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns);
 /* Logs one "service state" event for an id, a service's or a group's; marks a change
  * (service.c). */
-void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt, const char *reason, int64_t next_ns);
+void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt,
+                   const char *reason, int64_t next_ns);
 
 /* ---- the workers' side (supervisor.c) ---- */
 
@@ -97,8 +98,8 @@ void sup_group_settle(sw_supervisor *s, sup_plan *p);
 typedef struct sup_reload {
     sw_registry *reg;
     sw_security_set *policies;
-    sw_svc **old_of;             /* per new graph index */
-    bool *changed;               /* per new graph index */
+    sw_svc **old_of; /* per new graph index */
+    bool *changed;   /* per new graph index */
     sw_svc **removed;
     size_t *removed_level;
     size_t n_removed, added, n_changed;

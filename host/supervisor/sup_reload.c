@@ -125,10 +125,13 @@ static void restart_with_dependents(sw_supervisor *s, size_t i, bool *seen, sup_
     if (seen[i]) return;
     seen[i] = true;
     sw_svc *v = s->svcs[i];
-    if (sw_svc_for_good(v) && sw_svc_state_of(v) == SW_SVC_FAILED) /* new code may fix what failed for good */
+    if (sw_svc_for_good(v) &&
+        sw_svc_state_of(v) == SW_SVC_FAILED) /* new code may fix what failed for good */
         sup_plan_add(p, (sup_step){.kind = SUP_FRESH, .svc = v});
-    if (sw_svc_active(v) || sw_svc_waiting(v)) sup_plan_add(p, (sup_step){.kind = SUP_HOLD, .svc = v, .grp = &s->by_hand});
-    for (size_t k = 0; k < v->n_dependents; k++) restart_with_dependents(s, v->dependents[k], seen, p);
+    if (sw_svc_active(v) || sw_svc_waiting(v))
+        sup_plan_add(p, (sup_step){.kind = SUP_HOLD, .svc = v, .grp = &s->by_hand});
+    for (size_t k = 0; k < v->n_dependents; k++)
+        restart_with_dependents(s, v->dependents[k], seen, p);
 }
 
 static void restarts(sw_supervisor *s, const bool *changed, sup_plan *p)
@@ -146,7 +149,8 @@ static void wants(sw_supervisor *s, sup_plan *p)
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
         if (v->wanted && v->group) sup_plan_add(p, (sup_step){.kind = SUP_WANT, .grp = v->group});
-        else if (!v->wanted && !v->group && !v->run_start && v->entry->as.service.lifecycle.auto_start)
+        else if (!v->wanted && !v->group && !v->run_start &&
+                 v->entry->as.service.lifecycle.auto_start)
             sup_plan_add(p, (sup_step){.kind = SUP_WANT, .svc = v});
     }
     for (size_t k = 0; k < s->n_grps; k++) {

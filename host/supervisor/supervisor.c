@@ -23,8 +23,8 @@ struct sw_sup_msg {
     sw_exit_kind kind;
     bool retryable;
     char *error;
-    sw_proc *proc;               /* MSG_STANDBY: the prepared process, or NULL */
-    const sw_entry *entry;       /* MSG_STANDBY: the service entry it was made for */
+    sw_proc *proc;         /* MSG_STANDBY: the prepared process, or NULL */
+    const sw_entry *entry; /* MSG_STANDBY: the service entry it was made for */
 };
 
 /* ---- messages from worker threads ---- */
@@ -44,7 +44,11 @@ void sup_on_exit(void *arg, uint64_t pid, const sw_exit_info *info)
     sw_svc *v = arg;
     sw_sup_msg *m = calloc(1, sizeof *m);
     if (!m) return;
-    *m = (sw_sup_msg){.type = MSG_EXIT, .svc = v, .pid = pid, .kind = info->kind, .retryable = info->retryable,
+    *m = (sw_sup_msg){.type = MSG_EXIT,
+                      .svc = v,
+                      .pid = pid,
+                      .kind = info->kind,
+                      .retryable = info->retryable,
                       .error = info->error ? strdup(info->error) : NULL};
     post(v->sup, m);
 }
@@ -83,8 +87,9 @@ void sup_on_tree_gone(void *arg)
 static void ended(sw_supervisor *s, sw_svc *v, const sw_sup_msg *m)
 {
     svc_end end;
-    bool changed = m->type == MSG_TREE_GONE ? svc_tree_gone(v, &end)
-                                            : svc_ended(v, m->pid, m->kind, m->retryable, m->error, &end);
+    bool changed = m->type == MSG_TREE_GONE
+                       ? svc_tree_gone(v, &end)
+                       : svc_ended(v, m->pid, m->kind, m->retryable, m->error, &end);
     if (!changed || !end.to_group) return;
     sup_plan p = {0};
     sup_group_child_ended(v, end.st, end.reason, &p);
@@ -136,11 +141,13 @@ void sw_supervisor_start(sw_supervisor *s)
     sup_plan p = {0};
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
-        if (!v->group && v->entry->as.service.lifecycle.auto_start) sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .svc = v});
+        if (!v->group && v->entry->as.service.lifecycle.auto_start)
+            sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .svc = v});
     }
     for (size_t k = 0; k < s->n_grps; k++) {
         sw_grp *g = s->grps[k];
-        if (!g->parent && g->entry->as.group.lifecycle.auto_start) sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .grp = g});
+        if (!g->parent && g->entry->as.group.lifecycle.auto_start)
+            sup_plan_add(&p, (sup_step){.kind = SUP_WANT, .grp = g});
     }
     sup_apply(s, &p);
     sup_settle(s);
@@ -211,7 +218,8 @@ int sw_supervisor_start_one(sw_supervisor *s, const char *id)
 {
     sw_svc *v = find(s, id);
     if (!v) return -1;
-    if (sw_svc_waiting(v) || v->pid) return 0; /* already running or about to: never a second instance */
+    if (sw_svc_waiting(v) || v->pid)
+        return 0; /* already running or about to: never a second instance */
     bool *seen = new_set(s);
     if (!seen) return -1;
     want_by_hand(s, v->index, seen);
@@ -224,7 +232,8 @@ static void mark_dependents(sw_supervisor *s, size_t i, bool *set)
 {
     if (set[i]) return;
     set[i] = true;
-    for (size_t k = 0; k < s->svcs[i]->n_dependents; k++) mark_dependents(s, s->svcs[i]->dependents[k], set);
+    for (size_t k = 0; k < s->svcs[i]->n_dependents; k++)
+        mark_dependents(s, s->svcs[i]->dependents[k], set);
 }
 
 int sw_supervisor_stop_one(sw_supervisor *s, const char *id)
@@ -382,7 +391,8 @@ static void build_dependents(sw_supervisor *s)
     }
     for (size_t e = 0; e < g->n_edges; e++) s->svcs[g->edges[e].to]->n_dependents++;
     for (size_t i = 0; i < s->n; i++) {
-        s->svcs[i]->dependents = calloc(s->svcs[i]->n_dependents ? s->svcs[i]->n_dependents : 1, sizeof(size_t));
+        s->svcs[i]->dependents =
+            calloc(s->svcs[i]->n_dependents ? s->svcs[i]->n_dependents : 1, sizeof(size_t));
         if (!s->svcs[i]->dependents) abort();
         s->svcs[i]->n_dependents = 0;
     }
@@ -392,7 +402,8 @@ static void build_dependents(sw_supervisor *s)
     }
 }
 
-int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log)
+int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg,
+                       sw_log *log)
 {
     memset(s, 0, sizeof *s);
     s->loop = loop;

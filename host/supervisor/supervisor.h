@@ -22,33 +22,38 @@
 
 /* The public state of a service or group: what logs and `steward status` show. */
 typedef enum {
-    SW_SVC_INACTIVE, SW_SVC_STARTING, SW_SVC_RUNNING, SW_SVC_STOPPING, SW_SVC_STOPPED, SW_SVC_FAILED
+    SW_SVC_INACTIVE,
+    SW_SVC_STARTING,
+    SW_SVC_RUNNING,
+    SW_SVC_STOPPING,
+    SW_SVC_STOPPED,
+    SW_SVC_FAILED
 } sw_svc_state;
 
 /* Where a service's lifecycle is (service.c owns it): each combination that occurs is one
  * value; sw_svc_view maps it to the public state (in brackets). */
 typedef enum {
-    SW_SUB_INACTIVE,          /* [inactive] never started, or wanted again after a stop for good */
-    SW_SUB_BLOCKED,           /* [inactive] with a reason: a dependency or earlier sibling will not run by itself */
+    SW_SUB_INACTIVE, /* [inactive] never started, or wanted again after a stop for good */
+    SW_SUB_BLOCKED, /* [inactive] with a reason: a dependency or earlier sibling will not run by itself */
     SW_SUB_INACTIVE_FOR_GOOD, /* [inactive] not started by itself (stopped by hand, removed, its group failed for good) */
-    SW_SUB_AWAIT_STANDBY,     /* [starting] launched when the standby being prepared comes */
-    SW_SUB_STARTING,          /* [starting] its process runs, not ready yet */
-    SW_SUB_START_TIMED_OUT,   /* [starting] killed: not ready within start_timeout; its end is a failure */
-    SW_SUB_STARTING_KILLED,   /* [starting] killed by the shutdown timeout; its end is a stop */
-    SW_SUB_RUNNING,           /* [running] */
-    SW_SUB_RUNNING_KILLED,    /* [running] killed by the shutdown timeout; its end is a stop */
-    SW_SUB_STOPPING,          /* [stopping] CANCEL sent; its end is a stop */
-    SW_SUB_STOPPING_KILLED,   /* [stopping] killed after stop_timeout (or a timeout before) */
-    SW_SUB_ENDING,            /* [stopping] its process ended, processes it spawned are left:
+    SW_SUB_AWAIT_STANDBY, /* [starting] launched when the standby being prepared comes */
+    SW_SUB_STARTING,      /* [starting] its process runs, not ready yet */
+    SW_SUB_START_TIMED_OUT, /* [starting] killed: not ready within start_timeout; its end is a failure */
+    SW_SUB_STARTING_KILLED, /* [starting] killed by the shutdown timeout; its end is a stop */
+    SW_SUB_RUNNING,         /* [running] */
+    SW_SUB_RUNNING_KILLED,  /* [running] killed by the shutdown timeout; its end is a stop */
+    SW_SUB_STOPPING,        /* [stopping] CANCEL sent; its end is a stop */
+    SW_SUB_STOPPING_KILLED, /* [stopping] killed after stop_timeout (or a timeout before) */
+    SW_SUB_ENDING,          /* [stopping] its process ended, processes it spawned are left:
                                  CANCEL sent to them; the end is judged once they are gone */
-    SW_SUB_ENDING_KILLED,     /* [stopping] those left were killed after stop_timeout */
-    SW_SUB_BACKOFF_STOPPED,   /* [stopped] its restart timer is armed */
-    SW_SUB_BACKOFF_FAILED,    /* [failed] its restart timer is armed */
-    SW_SUB_STOPPED,           /* [stopped] down; starts again once startable (a hold released, a zero backoff) */
-    SW_SUB_FAILED,            /* [failed] likewise */
-    SW_SUB_STOPPED_FOR_GOOD,  /* [stopped] not started by itself (stopped by hand, returned, gave up) */
-    SW_SUB_FAILED_FOR_GOOD,   /* [failed] not started by itself (not retryable, gave up, cannot launch) */
-    SW_SUB_DISCARDED          /* [stopped] freed; its memory goes when its standby comes back */
+    SW_SUB_ENDING_KILLED,   /* [stopping] those left were killed after stop_timeout */
+    SW_SUB_BACKOFF_STOPPED, /* [stopped] its restart timer is armed */
+    SW_SUB_BACKOFF_FAILED,  /* [failed] its restart timer is armed */
+    SW_SUB_STOPPED, /* [stopped] down; starts again once startable (a hold released, a zero backoff) */
+    SW_SUB_FAILED,           /* [failed] likewise */
+    SW_SUB_STOPPED_FOR_GOOD, /* [stopped] not started by itself (stopped by hand, returned, gave up) */
+    SW_SUB_FAILED_FOR_GOOD, /* [failed] not started by itself (not retryable, gave up, cannot launch) */
+    SW_SUB_DISCARDED        /* [stopped] freed; its memory goes when its standby comes back */
 } sw_svc_sub;
 
 typedef struct sw_supervisor sw_supervisor;
@@ -60,49 +65,49 @@ typedef struct sw_grp sw_grp;
  * a reload that rebuilds the service list. Thread: the loop's. */
 typedef struct sw_svc {
     const sw_entry *entry;
-    const sw_registry *reg;      /* the snapshot entry belongs to (a reference) */
+    const sw_registry *reg; /* the snapshot entry belongs to (a reference) */
     sw_supervisor *sup;
-    size_t index;                /* in the graph; (size_t)-1 once removed by a reload */
-    sw_grp *group;               /* the enclosing service.group, or NULL (the root) */
-    size_t pos;                  /* position among the group's children */
-    sw_svc_sub sub;              /* its lifecycle; changed only by service.c */
+    size_t index;   /* in the graph; (size_t)-1 once removed by a reload */
+    sw_grp *group;  /* the enclosing service.group, or NULL (the root) */
+    size_t pos;     /* position among the group's children */
+    sw_svc_sub sub; /* its lifecycle; changed only by service.c */
     /* Facts independent of sub, kept beside it (each would multiply the enum): */
-    bool wanted;                 /* should run: auto_start, needed by a wanted one, or by hand. The
+    bool wanted;               /* should run: auto_start, needed by a wanted one, or by hand. The
                                     user's and the graph's intent, held in every sub-state */
-    bool ends_for_good;          /* a run under way or pending (starting, running, stopping, in
+    bool ends_for_good;        /* a run under way or pending (starting, running, stopping, in
                                     backoff) is not followed by another: a stop by hand, a removal,
                                     a temporary bystander's hold or its group's failure for good
                                     decide it at any point of the run; once down it becomes the
                                     sub-state's _FOR_GOOD. As sub-states it would double 11 of them */
-    bool preparing;              /* a standby is being made on the preparer's thread: another
+    bool preparing;            /* a standby is being made on the preparer's thread: another
                                     thread's work, under way in any sub-state, even DISCARDED */
-    sw_grp *held_by;             /* the coordinated restart (a group's strategy, a restart by hand
+    sw_grp *held_by;           /* the coordinated restart (a group's strategy, a restart by hand
                                     or a reload) that stops it and starts it again only when it
                                     releases it. A relation, not a phase: a held service goes
                                     running, stopping, stopped while held, and whose hold it is
                                     decides when it ends */
-    uint64_t pid;                /* the current run, 0 when none */
-    struct sw_svc_count *tree;   /* its process tree (proc_limits.h), from its first launch */
-    struct {                     /* ENDING: how the run's own process ended, judged later */
-        sw_svc_sub sub;          /* the sub-state it ended in */
-        int kind;                /* sw_exit_kind */
+    uint64_t pid;              /* the current run, 0 when none */
+    struct sw_svc_count *tree; /* its process tree (proc_limits.h), from its first launch */
+    struct {                   /* ENDING: how the run's own process ended, judged later */
+        sw_svc_sub sub;        /* the sub-state it ended in */
+        int kind;              /* sw_exit_kind */
         bool retryable;
         char *error;
     } end;
-    int64_t attempt;             /* consecutive ends that led to a restart (backoff's n) */
-    uint64_t run_start;          /* uv_hrtime of the current run, 0 before the first */
+    int64_t attempt;    /* consecutive ends that led to a restart (backoff's n) */
+    uint64_t run_start; /* uv_hrtime of the current run, 0 before the first */
     char *reason;
     /* what `steward status` shows */
-    uint64_t restarts;           /* runs started after the first */
-    int64_t next_attempt_at;     /* wall clock (ns since the epoch) of the scheduled restart, or 0 */
+    uint64_t restarts;       /* runs started after the first */
+    int64_t next_attempt_at; /* wall clock (ns since the epoch) of the scheduled restart, or 0 */
     char *last_errors[SW_SVC_ERRORS]; /* the newest failure reasons, a ring; NULL-padded */
-    unsigned n_errors;           /* failures recorded so far (ring position = n_errors % SW_SVC_ERRORS) */
-    uv_timer_t timer;            /* backoff, start timeout or stop timeout */
+    unsigned n_errors; /* failures recorded so far (ring position = n_errors % SW_SVC_ERRORS) */
+    uv_timer_t timer;  /* backoff, start timeout or stop timeout */
     size_t *dependents, n_dependents;
-    size_t retired_level;        /* removed by a reload: its old start level (stops highest first) */
-    struct sw_proc *standby;     /* in a crash loop: the next run, created ahead (preparer.h) */
-    const sw_entry *standby_of;  /* the entry it was made for */
-    struct {                     /* the input list encoded as main's arguments, once per entry */
+    size_t retired_level;       /* removed by a reload: its old start level (stops highest first) */
+    struct sw_proc *standby;    /* in a crash loop: the next run, created ahead (preparer.h) */
+    const sw_entry *standby_of; /* the entry it was made for */
+    struct {                    /* the input list encoded as main's arguments, once per entry */
         unsigned char *data;
         size_t len;
         const sw_entry *of;
@@ -118,7 +123,7 @@ typedef struct sw_child {
 /* A service.group: its children in list order, the services under it (flattened, list
  * order), its restart window and its own restart state as a child of its parent. */
 struct sw_grp {
-    const sw_entry *entry;       /* NULL for the by-hand pseudo-group */
+    const sw_entry *entry; /* NULL for the by-hand pseudo-group */
     sw_supervisor *sup;
     sw_grp *parent;
     size_t pos;
@@ -127,15 +132,15 @@ struct sw_grp {
     sw_svc **members;
     size_t n_members;
     sw_svc_state state;
-    bool wanted;                 /* its members should run */
-    bool busy, holds;            /* scratch of sup_group_releases */
-    unsigned open_timers;        /* handles still to close before it is freed */
-    int64_t attempt;             /* the group's own consecutive failures (its backoff's n) */
-    uint64_t run_start;          /* uv_hrtime when it last became running */
-    bool final;                  /* failed for good */
-    bool waiting;                /* its own restart is scheduled (timer) */
-    bool set_pending;            /* a strategy restart of some children waits out set_timer */
-    sw_window window;            /* its restart window */
+    bool wanted;          /* its members should run */
+    bool busy, holds;     /* scratch of sup_group_releases */
+    unsigned open_timers; /* handles still to close before it is freed */
+    int64_t attempt;      /* the group's own consecutive failures (its backoff's n) */
+    uint64_t run_start;   /* uv_hrtime when it last became running */
+    bool final;           /* failed for good */
+    bool waiting;         /* its own restart is scheduled (timer) */
+    bool set_pending;     /* a strategy restart of some children waits out set_timer */
+    sw_window window;     /* its restart window */
     uv_timer_t timer, set_timer;
 };
 
@@ -144,25 +149,25 @@ typedef struct sw_sup_msg sw_sup_msg;
 struct sw_supervisor {
     uv_loop_t *loop;
     sw_runtime *rt;
-    const sw_registry *reg;      /* the current snapshot (a reference) */
+    const sw_registry *reg; /* the current snapshot (a reference) */
     sw_log *log;
-    sw_svc **svcs;               /* graph order of reg */
+    sw_svc **svcs; /* graph order of reg */
     size_t n;
     sw_grp **grps;
     size_t n_grps;
-    sw_grp by_hand;              /* holds the services of a restart by hand */
-    sw_preparer preparer;        /* started at the first crash loop */
-    sw_svc **retired;            /* removed by a reload, still stopping */
+    sw_grp by_hand;       /* holds the services of a restart by hand */
+    sw_preparer preparer; /* started at the first crash loop */
+    sw_svc **retired;     /* removed by a reload, still stopping */
     size_t n_retired;
-    pthread_mutex_t lock;        /* guards the message queue from workers */
+    pthread_mutex_t lock; /* guards the message queue from workers */
     sw_sup_msg *head, *tail;
     sw_wake wake;
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
-    bool ready_sent;             /* READY=1 told since the start or the last reload */
-    bool changed;                /* a service or group changed in this entry point */
-    bool telling;                /* the change subscriber is being called */
+    bool ready_sent; /* READY=1 told since the start or the last reload */
+    bool changed;    /* a service or group changed in this entry point */
+    bool telling;    /* the change subscriber is being called */
     void (*on_change)(void *arg);
     void *on_change_arg;
     /* Lifecycle news for the outside (sd_notify): "READY=1" once every auto-start service
@@ -178,7 +183,8 @@ struct sw_supervisor {
 /* Prepares the services of reg in caller storage s: no process runs yet. reg is retained
  * (released by close); loop, rt and log are borrowed and must outlive s. 0, or -1 when out of
  * memory or the wake-up cannot be made. */
-int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg, sw_log *log);
+int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const sw_registry *reg,
+                       sw_log *log);
 /* Starts the auto-start services and groups and what they depend on. Cannot fail: a service
  * that cannot be launched ends `failed` with the reason. */
 void sw_supervisor_start(sw_supervisor *s);

@@ -20,8 +20,7 @@
 __attribute__((noinline, cold)) static int budget_grow(sw_vm *vm, size_t want)
 {
     size_t to = (want + SW_VM_BUDGET_STEP - 1) / SW_VM_BUDGET_STEP * SW_VM_BUDGET_STEP;
-    if (!sw_vm_budget_take(vm->budget, to - vm->taken, !vm->budget_strict || vm->lifted))
-        return 0;
+    if (!sw_vm_budget_take(vm->budget, to - vm->taken, !vm->budget_strict || vm->lifted)) return 0;
     vm->taken = to;
     vm->give_below = to > 2 * SW_VM_BUDGET_STEP ? to - 2 * SW_VM_BUDGET_STEP : 0;
     return 1;
@@ -52,8 +51,7 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         if (ptr) {
             vm->mem -= old;
             sw_heap_free(&vm->heap, ptr, old);
-            if (vm->mem < vm->give_below)
-                budget_shrink(vm);
+            if (vm->mem < vm->give_below) budget_shrink(vm);
         }
         return NULL;
     }
@@ -69,11 +67,9 @@ static void *vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         }
     }
     p = ptr ? sw_heap_realloc(&vm->heap, ptr, old, nsize) : sw_heap_alloc(&vm->heap, nsize);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     vm->mem = vm->mem - old + nsize;
-    if (vm->limit && vm->mem > vm->gc_at && !vm->gc_wanted)
-        vm_gc_request(vm);
+    if (vm->limit && vm->mem > vm->gc_at && !vm->gc_wanted) vm_gc_request(vm);
     return p;
 }
 
@@ -116,8 +112,7 @@ static int vm_setup(lua_State *L)
         vm_sandbox_jit(L); /* CPU detection and JIT on; then hidden */
     } else {
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
-        if (vm_counting(vm))
-            vm_hook_set(vm, vm->reductions);
+        if (vm_counting(vm)) vm_hook_set(vm, vm->reductions);
     }
     vm->co = lua_newthread(L);
     luaL_ref(L, LUA_REGISTRYINDEX);
@@ -135,8 +130,7 @@ static void close_state(sw_vm *vm)
 sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
 {
     sw_vm *vm = calloc(1, sizeof *vm);
-    if (!vm)
-        return NULL;
+    if (!vm) return NULL;
     vm->owner = owner;
     vm->reductions = !lim ? SW_VM_REDUCTIONS_DEFAULT : lim->reductions > 0 ? lim->reductions : 0;
     vm->jit = lim ? lim->jit : 0;
@@ -147,8 +141,7 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     vm->taken = SIZE_MAX; /* no budget until sw_vm_set_budget */
     vm->L = lua_newstate(vm_alloc, vm);
     if (!vm->L || lua_cpcall(vm->L, vm_setup, vm) != 0) {
-        if (vm->L)
-            close_state(vm);
+        if (vm->L) close_state(vm);
         sw_heap_release(&vm->heap);
         free(vm);
         return NULL;
@@ -168,14 +161,12 @@ void sw_vm_set_budget(sw_vm *vm, sw_vm_budget *budget)
 
 void sw_vm_free(sw_vm *vm)
 {
-    if (!vm)
-        return;
+    if (!vm) return;
     vm->limit = 0; /* finalizers of host userdata may still allocate */
     vm->budget_strict = 0;
     close_state(vm);
     sw_heap_release(&vm->heap);
-    if (vm->budget)
-        sw_vm_budget_give(vm->budget, vm->taken);
+    if (vm->budget) sw_vm_budget_give(vm->budget, vm->taken);
     free(vm->errmsg);
     free(vm);
 }
@@ -204,8 +195,7 @@ static sw_vm_status finish(sw_vm *vm, sw_vm_status st)
     vm->limit = 0;
     vm->budget_strict = 0;
     vm_hook_arm(vm, 0);
-    if (st == SW_VM_KILLED)
-        set_error(vm, "killed");
+    if (st == SW_VM_KILLED) set_error(vm, "killed");
     return st;
 }
 
@@ -217,8 +207,7 @@ static int describe(lua_State *L)
     sw_vm *vm = lua_touserdata(L, 1);
     char head[64];
     const char *msg = head;
-    if (lua_gettop(vm->co) == 0)
-        lua_pushliteral(vm->co, "unknown error");
+    if (lua_gettop(vm->co) == 0) lua_pushliteral(vm->co, "unknown error");
     lua_xmove(vm->co, L, 1); /* take the value, give it back: a number must stay a number */
     lua_pushvalue(L, -1);
     lua_xmove(L, vm->co, 1);
@@ -229,8 +218,7 @@ static int describe(lua_State *L)
         if (lua_type(L, -1) == LUA_TTABLE) {
             lua_pushliteral(L, "message");
             lua_rawget(L, -2);
-            if (lua_type(L, -1) == LUA_TSTRING)
-                msg = lua_tostring(L, -1);
+            if (lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
         }
     }
     luaL_traceback(L, vm->co, msg, 0);
@@ -258,18 +246,12 @@ static sw_vm_status after_slice(sw_vm *vm, int rc)
 {
     int why = vm->why;
     vm->why = WHY_USER;
-    if (atomic_load(&vm->killed))
-        return finish(vm, SW_VM_KILLED);
-    if (vm->oom)
-        return fail(vm, vm_oom_text(vm));
-    if (rc == LUA_YIELD && why == WHY_PREEMPT)
-        return vm->last = SW_VM_PREEMPTED;
-    if (rc == LUA_YIELD && why == WHY_BLOCK)
-        return vm->last = SW_VM_BLOCKED;
-    if (rc == LUA_YIELD)
-        return fail(vm, "attempt to yield from outside a coroutine");
-    if (rc == 0)
-        return finish(vm, SW_VM_DONE);
+    if (atomic_load(&vm->killed)) return finish(vm, SW_VM_KILLED);
+    if (vm->oom) return fail(vm, vm_oom_text(vm));
+    if (rc == LUA_YIELD && why == WHY_PREEMPT) return vm->last = SW_VM_PREEMPTED;
+    if (rc == LUA_YIELD && why == WHY_BLOCK) return vm->last = SW_VM_BLOCKED;
+    if (rc == LUA_YIELD) return fail(vm, "attempt to yield from outside a coroutine");
+    if (rc == 0) return finish(vm, SW_VM_DONE);
     return fail(vm, NULL);
 }
 
@@ -277,8 +259,7 @@ sw_vm_status sw_vm_start(sw_vm *vm, int nargs)
 {
     lua_State *L = vm->L;
     size_t lim;
-    if (vm->phase != PHASE_NEW)
-        return SW_VM_FAILED;
+    if (vm->phase != PHASE_NEW) return SW_VM_FAILED;
     vm->phase = PHASE_LIVE;
     if (nargs < 0 || lua_gettop(L) < nargs + 1 || !lua_isfunction(L, -(nargs + 1)))
         return fail(vm, "sw_vm_start: no function to run");
@@ -301,8 +282,7 @@ static void keep_top(sw_vm *vm, int n)
 {
     lua_State *co = vm->co;
     size_t lim;
-    if (lua_gettop(co) == n)
-        return;
+    if (lua_gettop(co) == n) return;
     lim = vm_limit_lift(vm);
     lua_checkstack(vm->L, n);
     lua_xmove(co, vm->L, n);
@@ -321,16 +301,12 @@ int sw_vm_reserve(sw_vm *vm, lua_State *co, int n)
 
 sw_vm_status sw_vm_resume(sw_vm *vm, int nvalues)
 {
-    if (vm->phase == PHASE_OVER)
-        return vm->final;
-    if (vm->phase == PHASE_NEW)
-        return SW_VM_FAILED;
-    if (atomic_load(&vm->killed))
-        return finish(vm, SW_VM_KILLED);
+    if (vm->phase == PHASE_OVER) return vm->final;
+    if (vm->phase == PHASE_NEW) return SW_VM_FAILED;
+    if (atomic_load(&vm->killed)) return finish(vm, SW_VM_KILLED);
     if (vm->last == SW_VM_PREEMPTED || nvalues < 0)
         nvalues = 0; /* a hook yield must be resumed with nothing */
-    if (nvalues > lua_gettop(vm->co))
-        nvalues = lua_gettop(vm->co);
+    if (nvalues > lua_gettop(vm->co)) nvalues = lua_gettop(vm->co);
     keep_top(vm, nvalues);
     return after_slice(vm, vm_run_slice(vm, nvalues));
 }
@@ -352,24 +328,20 @@ int sw_vm_block(lua_State *L, int nresults)
 
 static sw_vm_status task_after_slice(sw_vm *vm, int rc)
 {
-    if (rc != 0 || atomic_load(&vm->killed) || vm->oom)
-        return after_slice(vm, rc);
+    if (rc != 0 || atomic_load(&vm->killed) || vm->oom) return after_slice(vm, rc);
     vm->why = WHY_USER;
     return SW_VM_DONE; /* one task returned; the process goes on */
 }
 
 sw_vm_status sw_vm_run(sw_vm *vm, lua_State *co, int nargs)
 {
-    if (vm->phase == PHASE_OVER)
-        return vm->final;
+    if (vm->phase == PHASE_OVER) return vm->final;
     vm->phase = PHASE_LIVE;
-    if (atomic_load(&vm->killed))
-        return finish(vm, SW_VM_KILLED);
+    if (atomic_load(&vm->killed)) return finish(vm, SW_VM_KILLED);
     lua_State *saved = vm->co;
     vm->co = co;
     if (lua_status(co) == LUA_YIELD) {
-        if (nargs > lua_gettop(co))
-            nargs = lua_gettop(co);
+        if (nargs > lua_gettop(co)) nargs = lua_gettop(co);
         keep_top(vm, nargs);
     }
     sw_vm_status st = task_after_slice(vm, vm_run_slice(vm, nargs));
@@ -379,6 +351,5 @@ sw_vm_status sw_vm_run(sw_vm *vm, lua_State *co, int nargs)
 
 void sw_vm_finish(sw_vm *vm)
 {
-    if (vm->phase != PHASE_OVER)
-        finish(vm, SW_VM_DONE);
+    if (vm->phase != PHASE_OVER) finish(vm, SW_VM_DONE);
 }

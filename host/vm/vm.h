@@ -162,8 +162,8 @@ size_t sw_vm_memory(const sw_vm *vm);
  * Returns 0, or -1 with a one-line message in err (errlen bytes, always terminated when
  * errlen > 0) and the stack unchanged. A compile over the memory limit fails with
  * "memory limit exceeded". Thread: the vm's. */
-int sw_vm_load(sw_vm *vm, const char *chunkname, const char *src, size_t len,
-               char *err, size_t errlen);
+int sw_vm_load(sw_vm *vm, const char *chunkname, const char *src, size_t len, char *err,
+               size_t errlen);
 
 /* Starts the process: the function below the top nargs values of the main state (after
  * sw_vm_load, or any function the host pushed) is popped with its arguments and called in
@@ -256,8 +256,8 @@ void sw_vm_readonly_metatable(lua_State *L, int idx);
 
 /* Compiles Lua source text (never a binary chunk) to bytecode in a scratch state, for the
  * host's code cache. *out is malloc'd. 0, or -1 with a message in err. Thread: any. */
-int sw_vm_compile(const char *chunkname, const char *src, size_t len, unsigned char **out, size_t *out_len,
-                  char *err, size_t errlen);
+int sw_vm_compile(const char *chunkname, const char *src, size_t len, unsigned char **out,
+                  size_t *out_len, char *err, size_t errlen);
 
 /* Loads bytecode made by sw_vm_compile as sw_vm_load loads text (same environment, pushed on
  * the main state). Only for the host's own compiled output: process code can never reach it,

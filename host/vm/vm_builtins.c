@@ -14,8 +14,8 @@
 
 #include <lauxlib.h>
 
-#define POLL_MASK 4095   /* loop iterations between looks at the kill flag */
-#define SMALL_STRING 256 /* results up to this size are built on the C stack */
+#define POLL_MASK    4095 /* loop iterations between looks at the kill flag */
+#define SMALL_STRING 256  /* results up to this size are built on the C stack */
 
 /* ---- argument conversions, as LuaJIT's lj_lib_* --------------------------------------- */
 
@@ -33,8 +33,7 @@ static inline void poll_kill(lua_State *L, uint32_t *n)
 {
     if ((++*n & POLL_MASK) == 0) {
         sw_vm *vm = sw_vm_of(L);
-        if (vm_dying(vm))
-            vm_die(vm, L);
+        if (vm_dying(vm)) vm_die(vm, L);
     }
 }
 
@@ -74,18 +73,12 @@ static int sb_sub(lua_State *L)
     const char *s = luaL_checklstring(L, 1, &len);
     int64_t start = arg_int(L, 2), end = lua_isnoneornil(L, 3) ? -1 : arg_int(L, 3);
     int64_t n = (int64_t)len;
-    if (end < 0)
-        end += n + 1;
-    else if (end > n)
-        end = n;
-    if (start < 0)
-        start += n + 1;
-    if (start < 1)
-        start = 1;
-    if (start > end)
-        lua_pushliteral(L, "");
-    else
-        lua_pushlstring(L, s + start - 1, (size_t)(end - start + 1));
+    if (end < 0) end += n + 1;
+    else if (end > n) end = n;
+    if (start < 0) start += n + 1;
+    if (start < 1) start = 1;
+    if (start > end) lua_pushliteral(L, "");
+    else lua_pushlstring(L, s + start - 1, (size_t)(end - start + 1));
     return 1;
 }
 
@@ -106,12 +99,9 @@ static int map_string(lua_State *L, int op)
     char small[SMALL_STRING], *out = scratch(L, small, len);
     for (i = 0; i < len; i++) {
         unsigned c = (unsigned char)s[i];
-        if (op == MAP_UPPER)
-            out[i] = (char)(c - 'a' < 26u ? c ^ 0x20 : c);
-        else if (op == MAP_LOWER)
-            out[i] = (char)(c - 'A' < 26u ? c ^ 0x20 : c);
-        else
-            out[len - 1 - i] = (char)c;
+        if (op == MAP_UPPER) out[i] = (char)(c - 'a' < 26u ? c ^ 0x20 : c);
+        else if (op == MAP_LOWER) out[i] = (char)(c - 'A' < 26u ? c ^ 0x20 : c);
+        else out[len - 1 - i] = (char)c;
     }
     lua_pushlstring(L, out, len);
     return 1;
@@ -135,9 +125,9 @@ static int sb_char(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg string_guarded[] = {
-    {"sub", sb_sub}, {"upper", sb_upper}, {"lower", sb_lower}, {"reverse", sb_reverse},
-    {"char", sb_char}, {NULL, NULL}};
+static const luaL_Reg string_guarded[] = {{"sub", sb_sub},     {"upper", sb_upper},
+                                          {"lower", sb_lower}, {"reverse", sb_reverse},
+                                          {"char", sb_char},   {NULL, NULL}};
 
 void vm_builtins_alloc_safe(lua_State *L)
 {
@@ -186,10 +176,8 @@ static int sb_rawset(lua_State *L)
         luaL_checkany(L, 3);
         lua_settop(L, 3);
     }
-    if (readonly(L, 1))
-        lua_settable(L, 1);
-    else
-        lua_rawset(L, 1);
+    if (readonly(L, 1)) lua_settable(L, 1);
+    else lua_rawset(L, 1);
     return 1;
 }
 
@@ -207,7 +195,7 @@ void vm_builtins_base(lua_State *L)
  * Within bounds the moves are made here (through the API, ~3 ns each) up to MOVES_OWN, by
  * LuaJIT's own insert (upvalue 1: ~1 ns each, ~25 ns to call) up to MOVES_UNPOLLED, and here
  * again beyond (a table of over 1 MB), polling the kill flag. */
-#define MOVES_OWN 8
+#define MOVES_OWN      8
 #define MOVES_UNPOLLED (1 << 16)
 
 static int sb_insert(lua_State *L)
@@ -226,8 +214,7 @@ static int sb_insert(lua_State *L)
     e = (int64_t)lua_objlen(L, 1) + 1;
     pos = e;
     if (nargs != 2) {
-        if (nargs != 3)
-            return luaL_error(L, "wrong number of arguments to 'insert'");
+        if (nargs != 3) return luaL_error(L, "wrong number of arguments to 'insert'");
         pos = arg_int(L, 2);
         luaL_argcheck(L, pos >= 1 && pos <= e, 2, "position out of bounds");
     }
@@ -264,8 +251,7 @@ static int sb_remove(lua_State *L)
     int32_t n;
     if (lua_type(L, 1) == LUA_TTABLE && lua_type(L, 2) <= LUA_TNIL) { /* none or nil: pop */
         n = (int32_t)lua_objlen(L, 1);
-        if (n == 0)
-            return 0;
+        if (n == 0) return 0;
         lua_rawgeti(L, 1, n);
         lua_pushnil(L);
         lua_rawseti(L, 1, n);
@@ -275,7 +261,8 @@ static int sb_remove(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     n = (int32_t)lua_objlen(L, 1);
     pos = luaL_checknumber(L, 2);
-    luaL_argcheck(L, pos == n || (pos >= 1 && pos <= (lua_Number)n + 1), 2, "position out of bounds");
+    luaL_argcheck(L, pos == n || (pos >= 1 && pos <= (lua_Number)n + 1), 2,
+                  "position out of bounds");
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, 2, LUA_MULTRET);
@@ -297,8 +284,7 @@ static int sort_less(sorter *s, int a, int b)
     lua_State *L = s->L;
     int res;
     poll_kill(L, &s->polled);
-    if (!s->has_cmp)
-        return lua_lessthan(L, a, b);
+    if (!s->has_cmp) return lua_lessthan(L, a, b);
     lua_pushvalue(L, 2);
     lua_pushvalue(L, a - 1); /* -1 for the function */
     lua_pushvalue(L, b - 2); /* -2 for the function and a */
@@ -324,10 +310,8 @@ static void sort_range(sorter *s, int l, int u)
         lua_rawgeti(L, 1, u);
         if (sort_less(s, -1, -2)) /* a[u] < a[l]? */
             sort_set2(L, l, u);
-        else
-            lua_pop(L, 2);
-        if (u - l == 1)
-            break;
+        else lua_pop(L, 2);
+        if (u - l == 1) break;
         i = (l + u) / 2;
         lua_rawgeti(L, 1, i);
         lua_rawgeti(L, 1, l);
@@ -338,11 +322,9 @@ static void sort_range(sorter *s, int l, int u)
             lua_rawgeti(L, 1, u);
             if (sort_less(s, -1, -2)) /* a[u] < a[i]? */
                 sort_set2(L, i, u);
-            else
-                lua_pop(L, 2);
+            else lua_pop(L, 2);
         }
-        if (u - l == 2)
-            break;
+        if (u - l == 2) break;
         lua_rawgeti(L, 1, i); /* the pivot P */
         lua_pushvalue(L, -1);
         lua_rawgeti(L, 1, u - 1);
@@ -351,13 +333,11 @@ static void sort_range(sorter *s, int l, int u)
         j = u - 1;
         for (;;) {
             while (lua_rawgeti(L, 1, ++i), sort_less(s, -1, -2)) { /* until a[i] >= P */
-                if (i > u)
-                    luaL_error(L, "invalid order function for sorting");
+                if (i > u) luaL_error(L, "invalid order function for sorting");
                 lua_pop(L, 1);
             }
             while (lua_rawgeti(L, 1, --j), sort_less(s, -3, -1)) { /* until a[j] <= P */
-                if (j < l)
-                    luaL_error(L, "invalid order function for sorting");
+                if (j < l) luaL_error(L, "invalid order function for sorting");
                 lua_pop(L, 1);
             }
             if (j < i) {

@@ -28,8 +28,7 @@ static const char *resume_refusal(lua_State *L, lua_State *co)
     int st = lua_status(co);
     if (st == LUA_YIELD)
         return host_suspended(co) ? "cannot resume a coroutine blocked in a host call" : NULL;
-    if (st != 0)
-        return "cannot resume dead coroutine";
+    if (st != 0) return "cannot resume dead coroutine";
     if (co == L || lua_getstack(co, 0, &ar))
         return "cannot resume running coroutine"; /* running, or resuming another */
     return lua_gettop(co) == 0 ? "cannot resume dead coroutine" : NULL;
@@ -55,26 +54,21 @@ static int step(lua_State *L, int back)
     const char *refusal;
     size_t lim;
     vm_cstack_check(L);
-    if (back && co && host_suspended(co))
-        lua_pop(co, 1);
+    if (back && co && host_suspended(co)) lua_pop(co, 1);
     refusal = co ? resume_refusal(L, co) : "coroutine expected";
-    if (refusal)
-        return step_refused(L, refusal);
-    if (vm->nesting >= MAX_NESTING)
-        return step_refused(L, "C stack overflow");
+    if (refusal) return step_refused(L, refusal);
+    if (vm->nesting >= MAX_NESTING) return step_refused(L, "C stack overflow");
     lim = vm_limit_lift(vm); /* growing co's stack may not raise: co is not running */
     room = lua_checkstack(co, nargs);
     vm_limit_restore(vm, lim);
-    if (!room)
-        return step_refused(L, "too many arguments to resume");
+    if (!room) return step_refused(L, "too many arguments to resume");
     lua_xmove(L, co, nargs);
     vm->nesting++;
     rc = lua_resume(co, nargs);
     vm->nesting--;
     why = vm->why;
     vm->why = WHY_USER;
-    if (vm_dying(vm))
-        vm_die(vm, L);
+    if (vm_dying(vm)) vm_die(vm, L);
     if (rc != 0 && rc != LUA_YIELD) {
         lua_pushinteger(L, WHY_USER);
         lua_pushboolean(L, 0);
@@ -87,13 +81,11 @@ static int step(lua_State *L, int back)
         return step_refused(L, "too many results to resume");
     }
     lua_pushinteger(L, why);
-    if (why == WHY_USER)
-        lua_pushboolean(L, 1);
+    if (why == WHY_USER) lua_pushboolean(L, 1);
     lua_xmove(co, L, n);
     if (rc == LUA_YIELD && why != WHY_USER) {
         lim = vm_limit_lift(vm); /* co is suspended: growing its stack may not raise */
-        if (lua_checkstack(co, 1))
-            lua_pushlightuserdata(co, (void *)&host_mark);
+        if (lua_checkstack(co, 1)) lua_pushlightuserdata(co, (void *)&host_mark);
         vm_limit_restore(vm, lim);
     }
     return n + 1 + (why == WHY_USER);
@@ -125,10 +117,8 @@ static int co_pass(lua_State *L)
  * scheduler resumes, and cannot resume one behind the scheduler's back. */
 static int co_running(lua_State *L)
 {
-    if (L == sw_vm_of(L)->co)
-        lua_pushnil(L);
-    else
-        lua_pushthread(L);
+    if (L == sw_vm_of(L)->co) lua_pushnil(L);
+    else lua_pushthread(L);
     return 1;
 }
 

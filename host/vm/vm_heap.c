@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define CHUNK_MAX (64 * 1024)
+#define CHUNK_MAX   (64 * 1024)
 #define LATER_CHUNK (8 * 1024) /* chunks after the first: a fresh state rarely needs one */
 
 struct sw_heap_chunk {
@@ -26,9 +26,9 @@ struct sw_heap_chunk {
 #define REGION_SIZE ((size_t)2 << 20)
 /* A fresh idle process uses ~17.7 KB (small objects, string table, stacks): one slot, with
  * room to spare; a process that needs more goes on in malloc'd chunks. */
-#define SLOT_SIZE ((size_t)20 * 1024)
+#define SLOT_SIZE   ((size_t)20 * 1024)
 #define REGION_HEAD 64
-#define SLOTS ((REGION_SIZE - REGION_HEAD) / SLOT_SIZE)
+#define SLOTS       ((REGION_SIZE - REGION_HEAD) / SLOT_SIZE)
 
 typedef struct region {
     struct region *next, *prev; /* regions with a free slot */
@@ -44,12 +44,11 @@ static region *region_map(void)
 {
     /* Twice the size, then trimmed to an aligned region: huge pages need the alignment, and
      * a slot finds its region by masking its address. */
-    char *raw = mmap(NULL, 2 * REGION_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED)
-        return NULL;
+    char *raw =
+        mmap(NULL, 2 * REGION_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
     char *r = (char *)(((uintptr_t)raw + REGION_SIZE - 1) & ~(uintptr_t)(REGION_SIZE - 1));
-    if (r > raw)
-        munmap(raw, (size_t)(r - raw));
+    if (r > raw) munmap(raw, (size_t)(r - raw));
     if (r + REGION_SIZE < raw + 2 * REGION_SIZE)
         munmap(r + REGION_SIZE, (size_t)(raw + 2 * REGION_SIZE - (r + REGION_SIZE)));
 #ifdef MADV_HUGEPAGE
@@ -64,19 +63,15 @@ static void link_room(region *g)
 {
     g->prev = NULL;
     g->next = with_room;
-    if (with_room)
-        with_room->prev = g;
+    if (with_room) with_room->prev = g;
     with_room = g;
 }
 
 static void unlink_room(region *g)
 {
-    if (g->prev)
-        g->prev->next = g->next;
-    else
-        with_room = g->next;
-    if (g->next)
-        g->next->prev = g->prev;
+    if (g->prev) g->prev->next = g->next;
+    else with_room = g->next;
+    if (g->next) g->next->prev = g->prev;
     g->next = g->prev = NULL;
 }
 
@@ -87,8 +82,7 @@ static void *slot_get(void)
     if (!g) {
         g = spare ? spare : region_map();
         spare = NULL;
-        if (g)
-            link_room(g);
+        if (g) link_room(g);
     }
     void *slot = NULL;
     if (g) {
@@ -98,8 +92,7 @@ static void *slot_get(void)
         } else {
             slot = (char *)g + REGION_HEAD + g->carved++ * SLOT_SIZE;
         }
-        if (++g->used == SLOTS)
-            unlink_room(g);
+        if (++g->used == SLOTS) unlink_room(g);
     }
     pthread_mutex_unlock(&regions_lock);
     return slot;
@@ -110,26 +103,25 @@ static void slot_put(void *slot)
     region *g = (region *)((uintptr_t)slot & ~(uintptr_t)(REGION_SIZE - 1));
     SW_HEAP_UNPOISON(slot, SLOT_SIZE);
     pthread_mutex_lock(&regions_lock);
-    if (g->used-- == SLOTS)
-        link_room(g);
+    if (g->used-- == SLOTS) link_room(g);
     *(void **)slot = g->free_slots;
     g->free_slots = slot;
     region *unmap = NULL;
     if (g->used == 0) {
         unlink_room(g);
-        if (spare)
-            unmap = g;
-        else
-            spare = g;
+        if (spare) unmap = g;
+        else spare = g;
     }
     pthread_mutex_unlock(&regions_lock);
-    if (unmap)
-        munmap(unmap, REGION_SIZE);
+    if (unmap) munmap(unmap, REGION_SIZE);
 }
 
 /* ---- chunks ---- */
 
-static size_t round_grain(size_t n) { return (n + SW_HEAP_GRAIN - 1) / SW_HEAP_GRAIN * SW_HEAP_GRAIN; }
+static size_t round_grain(size_t n)
+{
+    return (n + SW_HEAP_GRAIN - 1) / SW_HEAP_GRAIN * SW_HEAP_GRAIN;
+}
 static size_t class_of(size_t n) { return (n - 1) / SW_HEAP_GRAIN; }
 static int is_small(size_t n) { return n <= SW_HEAP_SMALL_MAX; }
 
@@ -137,8 +129,7 @@ void sw_heap_init(sw_heap *h, size_t first_chunk)
 {
     memset(h, 0, sizeof *h);
     h->next_chunk = first_chunk ? round_grain(first_chunk) : 0;
-    if (first_chunk && h->next_chunk < SW_HEAP_SMALL_MAX)
-        h->next_chunk = SW_HEAP_SMALL_MAX;
+    if (first_chunk && h->next_chunk < SW_HEAP_SMALL_MAX) h->next_chunk = SW_HEAP_SMALL_MAX;
 }
 
 /* The first chunk is a region slot unless a size was asked for (or no region can be had). */
@@ -153,14 +144,11 @@ static sw_heap_chunk *chunk_get(sw_heap *h)
         }
         h->next_chunk = SLOT_SIZE - HEADER_SIZE;
     }
-    if (h->chunks && h->next_chunk == 0)
-        h->next_chunk = LATER_CHUNK;
-    if ((ch = malloc(HEADER_SIZE + h->next_chunk)) == NULL)
-        return NULL;
+    if (h->chunks && h->next_chunk == 0) h->next_chunk = LATER_CHUNK;
+    if ((ch = malloc(HEADER_SIZE + h->next_chunk)) == NULL) return NULL;
     ch->in_region = 0;
     ch->size = h->next_chunk;
-    if (h->next_chunk < CHUNK_MAX)
-        h->next_chunk *= 2;
+    if (h->next_chunk < CHUNK_MAX) h->next_chunk *= 2;
     return ch;
 }
 
@@ -169,8 +157,7 @@ static sw_heap_chunk *chunk_get(sw_heap *h)
 static int new_chunk(sw_heap *h)
 {
     sw_heap_chunk *ch = chunk_get(h);
-    if (!ch)
-        return -1;
+    if (!ch) return -1;
     size_t left = (size_t)(h->end - h->cur);
     while (left >= SW_HEAP_GRAIN) {
         size_t piece = left < SW_HEAP_SMALL_MAX ? left : SW_HEAP_SMALL_MAX;
@@ -201,8 +188,7 @@ void *sw_heap_alloc_large(sw_heap *h, size_t n)
 {
     if (n <= SW_HEAP_CARVE_MAX && (!h->chunks || h->end == h->first_end)) {
         size_t size = round_grain(n);
-        if (!h->chunks && new_chunk(h) != 0)
-            return malloc(n);
+        if (!h->chunks && new_chunk(h) != 0) return malloc(n);
         if ((size_t)(h->end - h->cur) >= size) {
             void *p = h->cur;
             h->cur += size;
@@ -217,8 +203,7 @@ void *sw_heap_alloc_large(sw_heap *h, size_t n)
 static void *move_block(sw_heap *h, void *p, size_t osize, size_t nsize)
 {
     void *q = sw_heap_alloc(h, nsize);
-    if (!q)
-        return NULL;
+    if (!q) return NULL;
     memcpy(q, p, osize < nsize ? osize : nsize);
     sw_heap_free(h, p, osize);
     return q;
@@ -226,8 +211,7 @@ static void *move_block(sw_heap *h, void *p, size_t osize, size_t nsize)
 
 void *sw_heap_realloc(sw_heap *h, void *p, size_t osize, size_t nsize)
 {
-    if (!is_small(osize) && !is_small(nsize) && !sw_heap_carved(h, p))
-        return realloc(p, nsize);
+    if (!is_small(osize) && !is_small(nsize) && !sw_heap_carved(h, p)) return realloc(p, nsize);
     if (is_small(osize) && is_small(nsize)) {
         if (class_of(osize) == class_of(nsize)) {
             SW_HEAP_UNPOISON(p, nsize);
@@ -252,10 +236,8 @@ void sw_heap_release(sw_heap *h)
     while (ch) {
         sw_heap_chunk *next = ch->next;
         SW_HEAP_UNPOISON((char *)ch + HEADER_SIZE, ch->size);
-        if (ch->in_region)
-            slot_put(ch);
-        else
-            free(ch);
+        if (ch->in_region) slot_put(ch);
+        else free(ch);
         ch = next;
     }
     memset(h, 0, sizeof *h);
@@ -264,7 +246,6 @@ void sw_heap_release(sw_heap *h)
 size_t sw_heap_footprint(const sw_heap *h)
 {
     size_t n = 0;
-    for (const sw_heap_chunk *ch = h->chunks; ch; ch = ch->next)
-        n += HEADER_SIZE + ch->size;
+    for (const sw_heap_chunk *ch = h->chunks; ch; ch = ch->next) n += HEADER_SIZE + ch->size;
     return n;
 }

@@ -23,16 +23,16 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#define SW_HEAP_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define SW_HEAP_POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
 #define SW_HEAP_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#define SW_HEAP_POISON(p, n) ((void)(p), (void)(n))
+#define SW_HEAP_POISON(p, n)   ((void)(p), (void)(n))
 #define SW_HEAP_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define SW_HEAP_GRAIN 8       /* LuaJIT's own allocator aligns to 8 bytes too */
+#define SW_HEAP_GRAIN     8   /* LuaJIT's own allocator aligns to 8 bytes too */
 #define SW_HEAP_SMALL_MAX 256 /* larger blocks come from malloc */
-#define SW_HEAP_CLASSES (SW_HEAP_SMALL_MAX / SW_HEAP_GRAIN)
+#define SW_HEAP_CLASSES   (SW_HEAP_SMALL_MAX / SW_HEAP_GRAIN)
 #define SW_HEAP_CARVE_MAX 4096 /* larger blocks carved from the first chunk, up to this */
 
 typedef struct sw_heap_chunk sw_heap_chunk;
@@ -41,9 +41,9 @@ typedef struct sw_heap {
     void *free[SW_HEAP_CLASSES]; /* free blocks of class i: sizes i*8+1 .. (i+1)*8 */
     char *cur, *end;             /* unused space of the newest chunk */
     sw_heap_chunk *chunks;
-    char *first, *first_end;     /* the first chunk's payload: where large blocks are carved */
-    size_t next_chunk;           /* size of the next chunk to get */
-    int closing;                 /* frees of small blocks are no-ops: chunks go all at once */
+    char *first, *first_end; /* the first chunk's payload: where large blocks are carved */
+    size_t next_chunk;       /* size of the next chunk to get */
+    int closing;             /* frees of small blocks are no-ops: chunks go all at once */
 } sw_heap;
 
 /* An empty heap whose first chunk holds first_chunk bytes (rounded to the grain; 0: a
@@ -80,8 +80,7 @@ static inline int sw_heap_carved(const sw_heap *h, const void *p)
 
 static inline void *sw_heap_alloc(sw_heap *h, size_t n)
 {
-    if (n > SW_HEAP_SMALL_MAX)
-        return sw_heap_alloc_large(h, n);
+    if (n > SW_HEAP_SMALL_MAX) return sw_heap_alloc_large(h, n);
     size_t c = (n - 1) / SW_HEAP_GRAIN, size = (c + 1) * SW_HEAP_GRAIN;
     void *p = h->free[c];
     if (p) {
@@ -100,8 +99,7 @@ static inline void *sw_heap_alloc(sw_heap *h, size_t n)
 static inline void sw_heap_free(sw_heap *h, void *p, size_t n)
 {
     if (n > SW_HEAP_SMALL_MAX) {
-        if (!sw_heap_carved(h, p))
-            free(p);
+        if (!sw_heap_carved(h, p)) free(p);
     } else if (!h->closing) {
         size_t c = (n - 1) / SW_HEAP_GRAIN;
         SW_HEAP_UNPOISON(p, sizeof(void *)); /* a block under 8 bytes was unpoisoned only so far */

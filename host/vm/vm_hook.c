@@ -10,7 +10,7 @@
 
 #include <lauxlib.h>
 
-#define RETRY_COUNT 1000 /* reductions = 0: instructions before retrying a refused yield */
+#define RETRY_COUNT  1000 /* reductions = 0: instructions before retrying a refused yield */
 #define CSTACK_LIMIT ((uintptr_t)1 << 20) /* C stack a slice may use below its resume */
 
 static void vm_hook(lua_State *L, lua_Debug *ar);
@@ -65,13 +65,11 @@ void vm_gc_request(sw_vm *vm)
 static void collect(sw_vm *vm, lua_State *L)
 {
     vm->gc_wanted = 0;
-    if (!vm->limit)
-        return;
+    if (!vm->limit) return;
     vm->gc_at = SIZE_MAX; /* no new request while collecting */
     lua_gc(L, LUA_GCCOLLECT, 0);
     vm->gc_at = vm->mem < vm->limit ? vm->mem + (vm->limit - vm->mem) / 2 : vm->limit;
-    if (vm->gc_at < vm->limit / 2)
-        vm->gc_at = vm->limit / 2;
+    if (vm->gc_at < vm->limit / 2) vm->gc_at = vm->limit / 2;
 }
 
 /* Not counting: yield only for a pending interrupt, and leave the hook as that needs (off,
@@ -82,8 +80,7 @@ static int interrupt_due(sw_vm *vm, int yieldable)
     int due;
     hook_lock(vm);
     due = vm->interrupted && yieldable;
-    if (due)
-        vm->interrupted = 0;
+    if (due) vm->interrupted = 0;
     vm_hook_set(vm, vm->interrupted ? RETRY_COUNT : 0);
     hook_unlock(vm);
     return due;
@@ -98,8 +95,7 @@ static void vm_hook(lua_State *L, lua_Debug *ar)
     sw_vm *vm = sw_vm_of(L);
     int yieldable = lua_isyieldable(L);
     (void)ar;
-    if (vm_dying(vm))
-        vm_die(vm, L);
+    if (vm_dying(vm)) vm_die(vm, L);
     if (vm->gc_wanted) {
         collect(vm, L);
         if (vm_counting(vm)) { /* armed early for the collection: restart the count */
@@ -121,8 +117,7 @@ static void poke(sw_vm *vm, int interrupt)
     hook_lock(vm);
     if (vm->running) {
         vm->interrupted |= interrupt;
-        if (!vm->armed)
-            vm_hook_set(vm, 1);
+        if (!vm->armed) vm_hook_set(vm, 1);
     }
     hook_unlock(vm);
 }
@@ -165,8 +160,7 @@ int vm_run_slice(sw_vm *vm, int nargs)
     if (on_demand) {
         hook_lock(vm);
         vm->running = vm->interrupted = 0;
-        if (vm->armed)
-            vm_hook_set(vm, 0);
+        if (vm->armed) vm_hook_set(vm, 0);
         hook_unlock(vm);
     }
     vm->cstack_base = 0;
@@ -178,8 +172,7 @@ int vm_run_slice(sw_vm *vm, int nargs)
 void sw_vm_poll_kill(lua_State *L)
 {
     sw_vm *vm = sw_vm_of(L);
-    if (vm_dying(vm))
-        vm_die(vm, L);
+    if (vm_dying(vm)) vm_die(vm, L);
 }
 
 void sw_vm_cstack_check(lua_State *L) { vm_cstack_check(L); }

@@ -26,17 +26,17 @@ struct sw_vm {
     size_t gc_at;  /* with a limit: past this many bytes, ask the hook for a full collection */
     int gc_wanted; /* the allocator asked; the hook collects at the next instruction */
     int reductions, jit;
-    int limited;   /* created with a memory limit (the sandbox differs: vm_builtins.c) */
+    int limited; /* created with a memory limit (the sandbox differs: vm_builtins.c) */
     int phase, why, oom, nesting;
-    uintptr_t cstack_base; /* address near the bottom of the running slice's C stack */
+    uintptr_t cstack_base;    /* address near the bottom of the running slice's C stack */
     sw_vm_status final, last; /* final: once over; last: the latest resumable status */
     atomic_int killed;
     atomic_flag hook_lock; /* serialises lua_sethook between this vm's thread and interrupters */
     int running, armed, interrupted; /* not counting: guarded by hook_lock */
-    uint64_t opened;       /* lazy globals already opened: builtins, then host libs */
+    uint64_t opened;                 /* lazy globals already opened: builtins, then host libs */
     const sw_vm_lib *libs;
     char *errmsg;
-    sw_heap heap;  /* the state's small objects; large ones come from malloc */
+    sw_heap heap;         /* the state's small objects; large ones come from malloc */
     sw_vm_budget *budget; /* the host's (vm.h), or NULL */
     size_t taken;         /* bytes taken from it (SIZE_MAX without one: never more to take) */
     size_t give_below;    /* below this many bytes held, give a step back (0 without one) */

@@ -24,13 +24,13 @@
  * kill lands inside a long match. Plain find uses memmem
  * (linear; LuaJIT's memchr+memcmp loop is quadratic on "aaa...ab" needles). */
 
-#define PM_BUDGET_BASE ((int64_t)1 << 20)
+#define PM_BUDGET_BASE     ((int64_t)1 << 20)
 #define PM_BUDGET_PER_BYTE 64
 #define PM_OUTPUT_PER_STEP 16 /* gsub: replacement bytes that cost one step */
-#define PM_POLL_MASK 1023
-#define PM_MAX_DEPTH 200 /* recursion, as LuaJIT: beyond it "pattern too complex" */
-#define PM_CAP_UNFINISHED (-1)
-#define PM_CAP_POSITION (-2)
+#define PM_POLL_MASK       1023
+#define PM_MAX_DEPTH       200 /* recursion, as LuaJIT: beyond it "pattern too complex" */
+#define PM_CAP_UNFINISHED  (-1)
+#define PM_CAP_POSITION    (-2)
 
 typedef struct pm_state {
     const char *src, *src_end; /* subject */
@@ -61,16 +61,14 @@ static void pm_init(pm_state *ms, lua_State *L, const char *s, size_t ls, const 
 /* Budget exhausted, or time to look at the kill flag. */
 static void pm_check(pm_state *ms)
 {
-    if (ms->budget < 0)
-        luaL_error(ms->L, "pattern too complex");
+    if (ms->budget < 0) luaL_error(ms->L, "pattern too complex");
     sw_vm_poll_kill(ms->L);
 }
 
 /* One unit of work: a decrement and a test on the fast path. */
 static inline void pm_step(pm_state *ms)
 {
-    if ((--ms->budget & PM_POLL_MASK) == 0 || ms->budget < 0)
-        pm_check(ms);
+    if ((--ms->budget & PM_POLL_MASK) == 0 || ms->budget < 0) pm_check(ms);
 }
 
 static void pm_spend(pm_state *ms, int64_t units)
@@ -81,8 +79,16 @@ static void pm_spend(pm_state *ms, int64_t units)
 
 /* ASCII classes of the C locale, as LuaJIT (never the process's locale): a bit table filled
  * once by prepare(), which every vm runs before any of its code. */
-enum { PM_ALPHA = 1, PM_DIGIT = 2, PM_LOWER = 4, PM_UPPER = 8, PM_SPACE = 16, PM_CNTRL = 32,
-       PM_PUNCT = 64, PM_XDIGIT = 128 };
+enum {
+    PM_ALPHA = 1,
+    PM_DIGIT = 2,
+    PM_LOWER = 4,
+    PM_UPPER = 8,
+    PM_SPACE = 16,
+    PM_CNTRL = 32,
+    PM_PUNCT = 64,
+    PM_XDIGIT = 128
+};
 static unsigned char pm_bits[256];
 
 void sw_pattern_prepare(void)
@@ -91,12 +97,13 @@ void sw_pattern_prepare(void)
     for (c = 0; c < 256; c++) {
         int lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z';
         int digit = c >= '0' && c <= '9', graph = c > 32 && c < 127;
-        pm_bits[c] = (unsigned char)((lower || upper ? PM_ALPHA : 0) | (digit ? PM_DIGIT : 0) |
-            (lower ? PM_LOWER : 0) | (upper ? PM_UPPER : 0) |
-            (c == ' ' || (c >= '\t' && c <= '\r') ? PM_SPACE : 0) |
-            (c < 32 || c == 127 ? PM_CNTRL : 0) |
-            (graph && !lower && !upper && !digit ? PM_PUNCT : 0) |
-            (digit || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') ? PM_XDIGIT : 0));
+        pm_bits[c] =
+            (unsigned char)((lower || upper ? PM_ALPHA : 0) | (digit ? PM_DIGIT : 0) |
+                            (lower ? PM_LOWER : 0) | (upper ? PM_UPPER : 0) |
+                            (c == ' ' || (c >= '\t' && c <= '\r') ? PM_SPACE : 0) |
+                            (c < 32 || c == 127 ? PM_CNTRL : 0) |
+                            (graph && !lower && !upper && !digit ? PM_PUNCT : 0) |
+                            (digit || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') ? PM_XDIGIT : 0));
     }
 }
 
@@ -126,18 +133,14 @@ static inline const char *pm_class_end(pm_state *ms, const char *p)
 {
     char c = *p++;
     if (c == '%') {
-        if (p == ms->p_end)
-            luaL_error(ms->L, "malformed pattern (ends with '%%')");
+        if (p == ms->p_end) luaL_error(ms->L, "malformed pattern (ends with '%%')");
         return p + 1;
     }
     if (c == '[') {
-        if (*p == '^')
-            p++;
+        if (*p == '^') p++;
         do { /* the first character is a member even if it is ']' */
-            if (p == ms->p_end)
-                luaL_error(ms->L, "malformed pattern (missing ']')");
-            if (*p++ == '%' && p < ms->p_end)
-                p++;
+            if (p == ms->p_end) luaL_error(ms->L, "malformed pattern (missing ']')");
+            if (*p++ == '%' && p < ms->p_end) p++;
         } while (*p != ']');
         return p + 1;
     }
@@ -155,11 +158,9 @@ static int pm_bracket(int c, const char *p, const char *ec)
     while (++p < ec) {
         if (*p == '%') {
             p++;
-            if (pm_class(c, (unsigned char)*p))
-                return found;
+            if (pm_class(c, (unsigned char)*p)) return found;
         } else if (p[1] == '-' && p + 2 < ec) {
-            if ((unsigned char)p[0] <= c && c <= (unsigned char)p[2])
-                return found;
+            if ((unsigned char)p[0] <= c && c <= (unsigned char)p[2]) return found;
             p += 2;
         } else if ((unsigned char)*p == c) {
             return found;
@@ -171,8 +172,7 @@ static int pm_bracket(int c, const char *p, const char *ec)
 static inline int pm_single(pm_state *ms, const char *s, const char *p, const char *ep)
 {
     int c;
-    if (s >= ms->src_end)
-        return 0;
+    if (s >= ms->src_end) return 0;
     c = (unsigned char)*s;
     switch (*p) {
     case '.': return 1;
@@ -185,17 +185,14 @@ static inline int pm_single(pm_state *ms, const char *s, const char *p, const ch
 static const char *pm_balance(pm_state *ms, const char *s, const char *p)
 {
     int open, close, depth = 1;
-    if (p + 1 >= ms->p_end)
-        luaL_error(ms->L, "unbalanced pattern");
-    if (s >= ms->src_end || *s != *p)
-        return NULL;
+    if (p + 1 >= ms->p_end) luaL_error(ms->L, "unbalanced pattern");
+    if (s >= ms->src_end || *s != *p) return NULL;
     open = p[0];
     close = p[1];
     while (++s < ms->src_end) {
         pm_step(ms);
         if (*s == close) {
-            if (--depth == 0)
-                return s + 1;
+            if (--depth == 0) return s + 1;
         } else if (*s == open) {
             depth++;
         }
@@ -206,13 +203,11 @@ static const char *pm_balance(pm_state *ms, const char *s, const char *p)
 static const char *pm_frontier(pm_state *ms, const char *s, const char *p, const char **next)
 {
     int prev, cur;
-    if (*p != '[')
-        luaL_error(ms->L, "missing '[' after '%%f' in pattern");
+    if (*p != '[') luaL_error(ms->L, "missing '[' after '%%f' in pattern");
     *next = pm_class_end(ms, p);
     prev = s == ms->src ? 0 : (unsigned char)s[-1];
     cur = s < ms->src_end ? (unsigned char)*s : 0;
-    if (pm_bracket(prev, p, *next - 1) || !pm_bracket(cur, p, *next - 1))
-        return NULL;
+    if (pm_bracket(prev, p, *next - 1) || !pm_bracket(cur, p, *next - 1)) return NULL;
     return s;
 }
 
@@ -224,21 +219,18 @@ static const char *pm_backref(pm_state *ms, const char *s, int digit)
         luaL_error(ms->L, "invalid capture index");
     len = (size_t)ms->cap[l].len; /* a position capture never matches, as in Lua */
     pm_spend(ms, 1 + (int64_t)(len / 16));
-    if ((size_t)(ms->src_end - s) >= len && memcmp(ms->cap[l].init, s, len) == 0)
-        return s + len;
+    if ((size_t)(ms->src_end - s) >= len && memcmp(ms->cap[l].init, s, len) == 0) return s + len;
     return NULL;
 }
 
 static const char *pm_start_capture(pm_state *ms, const char *s, const char *p, ptrdiff_t what)
 {
     const char *r;
-    if (ms->level >= LUA_MAXCAPTURES)
-        luaL_error(ms->L, "too many captures");
+    if (ms->level >= LUA_MAXCAPTURES) luaL_error(ms->L, "too many captures");
     ms->cap[ms->level].init = s;
     ms->cap[ms->level].len = what;
     ms->level++;
-    if (!(r = pm_match(ms, s, p)))
-        ms->level--;
+    if (!(r = pm_match(ms, s, p))) ms->level--;
     return r;
 }
 
@@ -246,13 +238,10 @@ static const char *pm_end_capture(pm_state *ms, const char *s, const char *p)
 {
     const char *r;
     int l = ms->level - 1;
-    while (l >= 0 && ms->cap[l].len != PM_CAP_UNFINISHED)
-        l--;
-    if (l < 0)
-        luaL_error(ms->L, "invalid pattern capture");
+    while (l >= 0 && ms->cap[l].len != PM_CAP_UNFINISHED) l--;
+    if (l < 0) luaL_error(ms->L, "invalid pattern capture");
     ms->cap[l].len = s - ms->cap[l].init;
-    if (!(r = pm_match(ms, s, p)))
-        ms->cap[l].len = PM_CAP_UNFINISHED;
+    if (!(r = pm_match(ms, s, p))) ms->cap[l].len = PM_CAP_UNFINISHED;
     return r;
 }
 
@@ -265,8 +254,7 @@ static const char *pm_max_expand(pm_state *ms, const char *s, const char *p, con
     }
     for (; i >= 0; i--) { /* longest first, then give back one at a time */
         const char *r = pm_match(ms, s + i, ep + 1);
-        if (r)
-            return r;
+        if (r) return r;
     }
     return NULL;
 }
@@ -275,10 +263,8 @@ static const char *pm_min_expand(pm_state *ms, const char *s, const char *p, con
 {
     for (;; s++) {
         const char *r = pm_match(ms, s, ep + 1);
-        if (r)
-            return r;
-        if (!pm_single(ms, s, p, ep))
-            return NULL;
+        if (r) return r;
+        if (!pm_single(ms, s, p, ep)) return NULL;
     }
 }
 
@@ -290,16 +276,14 @@ static const char *pm_item(pm_state *ms, const char *s, const char *p, const cha
     *next = NULL;
     switch (ep < ms->p_end ? *ep : '\0') {
     case '?':
-        if (m && (r = pm_match(ms, s + 1, ep + 1)))
-            return r;
+        if (m && (r = pm_match(ms, s + 1, ep + 1))) return r;
         *next = ep + 1;
         return s;
     case '*': return pm_max_expand(ms, s, p, ep);
     case '+': return m ? pm_max_expand(ms, s + 1, p, ep) : NULL;
     case '-': return pm_min_expand(ms, s, p, ep);
     default:
-        if (!m)
-            return NULL;
+        if (!m) return NULL;
         *next = ep;
         return s + 1;
     }
@@ -312,43 +296,36 @@ static const char *pm_do_match(pm_state *ms, const char *s, const char *p)
     const char *next;
     for (;;) {
         pm_step(ms);
-        if (p == ms->p_end)
-            return s;
+        if (p == ms->p_end) return s;
         switch (*p) {
         case '(':
             if (p + 1 < ms->p_end && p[1] == ')')
                 return pm_start_capture(ms, s, p + 2, PM_CAP_POSITION);
             return pm_start_capture(ms, s, p + 1, PM_CAP_UNFINISHED);
-        case ')':
-            return pm_end_capture(ms, s, p + 1);
+        case ')': return pm_end_capture(ms, s, p + 1);
         case '$':
-            if (p + 1 == ms->p_end)
-                return s == ms->src_end ? s : NULL;
+            if (p + 1 == ms->p_end) return s == ms->src_end ? s : NULL;
             break;
         case '%':
             if (p[1] == 'b') {
-                if (!(s = pm_balance(ms, s, p + 2)))
-                    return NULL;
+                if (!(s = pm_balance(ms, s, p + 2))) return NULL;
                 p += 4;
                 continue;
             }
             if (p[1] == 'f') {
-                if (!(s = pm_frontier(ms, s, p + 2, &next)))
-                    return NULL;
+                if (!(s = pm_frontier(ms, s, p + 2, &next))) return NULL;
                 p = next;
                 continue;
             }
             if (p[1] >= '0' && p[1] <= '9') {
-                if (!(s = pm_backref(ms, s, p[1])))
-                    return NULL;
+                if (!(s = pm_backref(ms, s, p[1]))) return NULL;
                 p += 2;
                 continue;
             }
             break;
         }
         s = pm_item(ms, s, p, &next);
-        if (!next)
-            return s;
+        if (!next) return s;
         p = next;
     }
 }
@@ -356,8 +333,7 @@ static const char *pm_do_match(pm_state *ms, const char *s, const char *p)
 static const char *pm_match(pm_state *ms, const char *s, const char *p)
 {
     const char *r;
-    if (++ms->depth > PM_MAX_DEPTH)
-        luaL_error(ms->L, "pattern too complex");
+    if (++ms->depth > PM_MAX_DEPTH) luaL_error(ms->L, "pattern too complex");
     r = pm_do_match(ms, s, p);
     ms->depth--;
     return r;
@@ -367,26 +343,21 @@ static void pm_push_capture(pm_state *ms, int i, const char *s, const char *e)
 {
     ptrdiff_t l;
     if (i >= ms->level) {
-        if (i != 0)
-            luaL_error(ms->L, "invalid capture index");
+        if (i != 0) luaL_error(ms->L, "invalid capture index");
         lua_pushlstring(ms->L, s, (size_t)(e - s)); /* no captures: the whole match */
         return;
     }
     l = ms->cap[i].len;
-    if (l == PM_CAP_UNFINISHED)
-        luaL_error(ms->L, "unfinished capture");
-    if (l == PM_CAP_POSITION)
-        lua_pushinteger(ms->L, ms->cap[i].init - ms->src + 1);
-    else
-        lua_pushlstring(ms->L, ms->cap[i].init, (size_t)l);
+    if (l == PM_CAP_UNFINISHED) luaL_error(ms->L, "unfinished capture");
+    if (l == PM_CAP_POSITION) lua_pushinteger(ms->L, ms->cap[i].init - ms->src + 1);
+    else lua_pushlstring(ms->L, ms->cap[i].init, (size_t)l);
 }
 
 static int pm_push_captures(pm_state *ms, const char *s, const char *e)
 {
     int n = (ms->level == 0 && s) ? 1 : ms->level, i;
     luaL_checkstack(ms->L, n, "too many captures");
-    for (i = 0; i < n; i++)
-        pm_push_capture(ms, i, s, e);
+    for (i = 0; i < n; i++) pm_push_capture(ms, i, s, e);
     return n;
 }
 
@@ -394,8 +365,7 @@ static int pm_has_specials(const char *p, size_t lp)
 {
     size_t i;
     for (i = 0; i < lp; i++)
-        if (p[i] != '\0' && strchr("^$*+?.([%-", p[i]))
-            return 1;
+        if (p[i] != '\0' && strchr("^$*+?.([%-", p[i])) return 1;
     return 0;
 }
 
@@ -409,10 +379,8 @@ static int str_find_aux(lua_State *L, int find)
     int anchor;
     pm_state ms;
     init = init < 0 ? init + (lua_Integer)ls : init - 1; /* 0-based, clamped as Lua 5.1 */
-    if (init < 0)
-        init = 0;
-    if (init > (lua_Integer)ls)
-        init = (lua_Integer)ls;
+    if (init < 0) init = 0;
+    if (init > (lua_Integer)ls) init = (lua_Integer)ls;
     if (find && (lua_toboolean(L, 4) || !pm_has_specials(p, lp))) {
         const char *q = lp == 1 ? memchr(s + init, p[0], ls - (size_t)init)
                                 : memmem(s + init, ls - (size_t)init, p, lp);
@@ -432,8 +400,7 @@ static int str_find_aux(lua_State *L, int find)
         const char *e;
         ms.level = 0;
         if ((e = pm_match(&ms, s1, p))) {
-            if (!find)
-                return pm_push_captures(&ms, s1, e);
+            if (!find) return pm_push_captures(&ms, s1, e);
             lua_pushinteger(L, s1 - s + 1);
             lua_pushinteger(L, e - s);
             return pm_push_captures(&ms, NULL, NULL) + 2;
@@ -515,8 +482,7 @@ static size_t gsub_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const 
         pm_push_capture(ms, 0, s, e);
         lua_gettable(L, 3);
         break;
-    default:
-        return gsub_add_string(ms, b, s, e);
+    default: return gsub_add_string(ms, b, s, e);
     }
     if (!lua_toboolean(L, -1)) { /* nil or false: keep the original text */
         lua_pop(L, 1);
@@ -538,8 +504,9 @@ int sw_pattern_gsub(lua_State *L)
     lua_Integer max_n = luaL_optinteger(L, 4, (lua_Integer)ls + 1), n = 0;
     pm_state ms;
     luaL_Buffer b;
-    luaL_argcheck(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION ||
-                     tr == LUA_TTABLE, 3, "string/function/table expected");
+    luaL_argcheck(L,
+                  tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION || tr == LUA_TTABLE,
+                  3, "string/function/table expected");
     sw_vm_cstack_check(L);
     p += anchor;
     luaL_buffinit(L, &b);
@@ -551,21 +518,15 @@ int sw_pattern_gsub(lua_State *L)
             size_t added;
             n++;
             added = gsub_add_value(&ms, &b, src, e);
-            if (added >= PM_OUTPUT_PER_STEP)
-                pm_spend(&ms, (int64_t)(added / PM_OUTPUT_PER_STEP));
+            if (added >= PM_OUTPUT_PER_STEP) pm_spend(&ms, (int64_t)(added / PM_OUTPUT_PER_STEP));
         }
-        if (e && e > src)
-            src = e;
-        else if (src < ms.src_end)
-            luaL_addchar(&b, *src++);
-        else
-            break;
-        if (anchor)
-            break;
+        if (e && e > src) src = e;
+        else if (src < ms.src_end) luaL_addchar(&b, *src++);
+        else break;
+        if (anchor) break;
     }
     luaL_addlstring(&b, src, (size_t)(ms.src_end - src));
     luaL_pushresult(&b);
     lua_pushinteger(L, n);
     return 2;
 }
-

@@ -24,39 +24,37 @@
 
 /* Allow-lists, each sorted for listed(). */
 static const char *const base_allowed[] = {
-    "_G", "_VERSION", "assert", "error", "getmetatable", "ipairs", "next", "pairs",
-    "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "tonumber",
-    "tostring", "type", "unpack", "xpcall", NULL}; /* xpcall is then wrapped */
-static const char *const string_allowed[] = {
-    "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep",
-    "reverse", "sub", "upper", NULL};
-static const char *const table_allowed[] = {
-    "concat", "foreach", "foreachi", "getn", "insert", "maxn", "move", "remove", "sort", NULL};
+    "_G",     "_VERSION",     "assert", "error",    "getmetatable", "ipairs",
+    "next",   "pairs",        "pcall",  "rawequal", "rawget",       "rawset",
+    "select", "setmetatable", "string", "tonumber", "tostring",     "type",
+    "unpack", "xpcall",       NULL}; /* xpcall is then wrapped */
+static const char *const string_allowed[] = {"byte",    "char", "find",  "format", "gmatch",
+                                             "gsub",    "len",  "lower", "match",  "rep",
+                                             "reverse", "sub",  "upper", NULL};
+static const char *const table_allowed[] = {"concat", "foreach", "foreachi", "getn", "insert",
+                                            "maxn",   "move",    "remove",   "sort", NULL};
 static const char *const math_allowed[] = {
-    "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor",
-    "fmod", "frexp", "huge", "ldexp", "log", "log10", "max", "min", "modf", "pi", "pow",
-    "rad", "random", "randomseed", "sin", "sinh", "sqrt", "tan", "tanh", NULL};
-static const char *const bit_allowed[] = {
-    "arshift", "band", "bnot", "bor", "bswap", "bxor", "lshift", "rol", "ror", "rshift",
-    "tobit", "tohex", NULL};
-static const char *const coroutine_allowed[] = {
-    "create", "isyieldable", "resume", "running", "status", "wrap", "yield", NULL};
+    "abs",        "acos", "asin",  "atan", "atan2", "ceil", "cos",   "cosh",
+    "deg",        "exp",  "floor", "fmod", "frexp", "huge", "ldexp", "log",
+    "log10",      "max",  "min",   "modf", "pi",    "pow",  "rad",   "random",
+    "randomseed", "sin",  "sinh",  "sqrt", "tan",   "tanh", NULL};
+static const char *const bit_allowed[] = {"arshift", "band",   "bnot", "bor", "bswap",
+                                          "bxor",    "lshift", "rol",  "ror", "rshift",
+                                          "tobit",   "tohex",  NULL};
+static const char *const coroutine_allowed[] = {"create", "isyieldable", "resume", "running",
+                                                "status", "wrap",        "yield",  NULL};
 
 /* names is sorted (strcmp order) and NULL-terminated. */
 static int listed(const char *const *names, const char *s)
 {
     size_t lo = 0, hi = 0;
-    while (names[hi])
-        hi++;
+    while (names[hi]) hi++;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = strcmp(s, names[mid]);
-        if (c == 0)
-            return 1;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
+        if (c == 0) return 1;
+        if (c < 0) hi = mid;
+        else lo = mid + 1;
     }
     return 0;
 }
@@ -90,8 +88,7 @@ static void find_removals(lua_State *L, int idx, const char *const *allowed, rem
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING || n == MAX_REMOVALS)
-            ok = 0;
+        if (lua_type(L, -1) != LUA_TSTRING || n == MAX_REMOVALS) ok = 0;
         else if (!listed(allowed, lua_tostring(L, -1)) &&
                  !(out->names[n++] = strdup(lua_tostring(L, -1))))
             ok = 0;
@@ -116,10 +113,8 @@ static void prepare(void)
     lua_State *L;
     sw_pattern_prepare();
     L = lua_newstate(plain_alloc, NULL);
-    if (L && lua_cpcall(L, prepare_in, NULL) != 0)
-        base_removals.n = string_removals.n = -1;
-    if (L)
-        lua_close(L);
+    if (L && lua_cpcall(L, prepare_in, NULL) != 0) base_removals.n = string_removals.n = -1;
+    if (L) lua_close(L);
 }
 
 /* Removes every key of the table at idx that is not in names (an allow-list, so functions
@@ -196,8 +191,7 @@ static int sb_load(lua_State *L)
     lua_settop(L, 4);
     vm_cstack_check(L);
     if (lua_type(L, 1) == LUA_TFUNCTION) {
-        if (read_chunk(L) != 0)
-            return load_refused(L, -1);
+        if (read_chunk(L) != 0) return load_refused(L, -1);
         s = lua_tolstring(L, -1, &len);
         name = luaL_optstring(L, 2, "=(load)");
     } else {
@@ -208,8 +202,7 @@ static int sb_load(lua_State *L)
         lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
         return load_refused(L, -1);
     }
-    if (luaL_loadbufferx(L, s, len, name, "t") != 0)
-        return load_refused(L, -1);
+    if (luaL_loadbufferx(L, s, len, name, "t") != 0) return load_refused(L, -1);
     if (lua_istable(L, 4)) {
         lua_pushvalue(L, 4);
         lua_setfenv(L, -2);
@@ -223,8 +216,7 @@ static int sb_load(lua_State *L)
  * process is dying it returns the error untouched without running the handler. */
 static int guarded_handler(lua_State *L)
 {
-    if (vm_dying(sw_vm_of(L)))
-        return 1;
+    if (vm_dying(sw_vm_of(L))) return 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
@@ -272,8 +264,7 @@ static int sb_print(lua_State *L)
     lua_getglobal(L, "tostring");
     luaL_buffinit(L, &b);
     for (i = 1; i <= n; i++) {
-        if (i > 1)
-            luaL_addchar(&b, '\t');
+        if (i > 1) luaL_addchar(&b, '\t');
         lua_pushvalue(L, n + 1);
         lua_pushvalue(L, i);
         lua_call(L, 1, 1);
@@ -288,19 +279,19 @@ static int sb_print(lua_State *L)
      * lines from processes on different threads never interleave (each is one call). */
     while (len > 0) {
         ssize_t w = write(1, line, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
         line += w;
         len -= (size_t)w;
     }
     return 0;
 }
 
-static const luaL_Reg string_safe[] = {
-    {"find", sw_pattern_find}, {"match", sw_pattern_match}, {"gmatch", sw_pattern_gmatch}, {"gsub", sw_pattern_gsub},
-    {NULL, NULL}};
+static const luaL_Reg string_safe[] = {{"find", sw_pattern_find},
+                                       {"match", sw_pattern_match},
+                                       {"gmatch", sw_pattern_gmatch},
+                                       {"gsub", sw_pattern_gsub},
+                                       {NULL, NULL}};
 
 /* string: allow-list, bounded pattern functions, and a protected metatable (getmetatable("")
  * returns false). The metatable's __index stays the process's own string table, as in Lua:
@@ -367,8 +358,7 @@ static int open_coroutine(lua_State *L)
 
 /* Opened on first use. */
 static const sw_vm_lib builtin_lazy[N_BUILTIN_LAZY] = {
-    {"table", open_table}, {"math", open_math}, {"bit", open_bit},
-    {"coroutine", open_coroutine}};
+    {"table", open_table}, {"math", open_math}, {"bit", open_bit}, {"coroutine", open_coroutine}};
 
 /* Pushes the value of a lazy global: builtin b (or -1), then extended or made by host. */
 static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)
@@ -394,20 +384,15 @@ static int lazy_index(lua_State *L)
     const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     const sw_vm_lib *host = NULL;
     int b = -1, i;
-    if (!k)
-        return 0;
+    if (!k) return 0;
     for (i = 0; i < N_BUILTIN_LAZY; i++)
-        if (!(vm->opened >> i & 1) && strcmp(builtin_lazy[i].name, k) == 0)
-            b = i;
+        if (!(vm->opened >> i & 1) && strcmp(builtin_lazy[i].name, k) == 0) b = i;
     for (i = 0; vm->libs && vm->libs[i].name && i < 32; i++)
         if (!(vm->opened >> (N_BUILTIN_LAZY + i) & 1) && strcmp(vm->libs[i].name, k) == 0)
             host = &vm->libs[i];
-    if (b < 0 && !host)
-        return 0;
-    if (b >= 0)
-        vm->opened |= (uint64_t)1 << b;
-    if (host)
-        vm->opened |= (uint64_t)1 << (N_BUILTIN_LAZY + (host - vm->libs));
+    if (b < 0 && !host) return 0;
+    if (b >= 0) vm->opened |= (uint64_t)1 << b;
+    if (host) vm->opened |= (uint64_t)1 << (N_BUILTIN_LAZY + (host - vm->libs));
     lazy_open(L, b, host);
     lua_pushvalue(L, 2);
     lua_pushvalue(L, -2);
@@ -465,8 +450,7 @@ void vm_sandbox_open(lua_State *L, int limited)
     lua_pushcfunction(L, sb_print);
     lua_setglobal(L, "print");
     sandbox_string(L);
-    if (limited)
-        vm_builtins_alloc_safe(L);
+    if (limited) vm_builtins_alloc_safe(L);
     sandbox_lazy(L);
 }
 

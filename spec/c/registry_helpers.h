@@ -14,7 +14,8 @@
 #define T_FILE "/tmp/x/app.yaml"
 
 /* Loads n files given as path/text pairs under root T_ROOT. */
-static inline sw_registry *t_load_files(const char *const *paths, const char *const *texts, size_t n, sw_diags *d)
+static inline sw_registry *t_load_files(const char *const *paths, const char *const *texts,
+                                        size_t n, sw_diags *d)
 {
     sw_registry_file files[16];
     assert_true(n <= 16);

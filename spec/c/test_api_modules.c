@@ -64,13 +64,12 @@ static const char *const app_yaml =
     "    meta: { type: database, tier: \"1\" }\n"
     "    config: { database: app:db }\n";
 
-static const char *const other_yaml =
-    "namespace: other\n"
-    "entries:\n"
-    "  - name: db\n"
-    "    kind: registry.entry\n"
-    "    meta: { type: database }\n"
-    "    url: \"postgres://x\"\n";
+static const char *const other_yaml = "namespace: other\n"
+                                      "entries:\n"
+                                      "  - name: db\n"
+                                      "    kind: registry.entry\n"
+                                      "    meta: { type: database }\n"
+                                      "    url: \"postgres://x\"\n";
 
 static int group_setup(void **state)
 {
@@ -158,7 +157,8 @@ static int l_take_log(lua_State *L)
 static const char *const lua_helpers =
     "function eq(got, want, what)\n"
     "  if got ~= want then\n"
-    "    error(string.format('%s: expected %q, got %q', what or 'value', tostring(want), tostring(got)), 2)\n"
+    "    error(string.format('%s: expected %q, got %q', what or 'value', tostring(want), "
+    "tostring(got)), 2)\n"
     "  end\n"
     "end\n"
     "function raises(f, part)\n"
@@ -173,8 +173,13 @@ static int setup(void **state)
 {
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
-    static const struct { const char *name; lua_CFunction open; } mods[] = {
-        {"logger", sw_open_logger}, {"errors", sw_open_errors}, {"json", sw_open_json}, {"registry", sw_open_registry}};
+    static const struct {
+        const char *name;
+        lua_CFunction open;
+    } mods[] = {{"logger", sw_open_logger},
+                {"errors", sw_open_errors},
+                {"json", sw_open_json},
+                {"registry", sw_open_registry}};
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         lua_pushcfunction(L, mods[i].open);
         lua_call(L, 0, 1);
@@ -210,91 +215,106 @@ static void run(lua_State *L, const char *code)
 static void test_logger_text(void **state)
 {
     lua_State *L = *state;
-    run(L, "logger.info('service state', {state = 'running', attempt = 1})\n"
-           "eq(take_log(), 'T INFO  app:svc  service state  attempt=1 state=running pid=host|0x0001\\n')\n"
-           "logger.debug('d') logger.warn('w') logger.error('e')\n"
-           "eq(take_log(), 'T DEBUG app:svc  d  pid=host|0x0001\\n'\n"
-           "            .. 'T WARN  app:svc  w  pid=host|0x0001\\n'\n"
-           "            .. 'T ERROR app:svc  e  pid=host|0x0001\\n')\n"
-           "logger.info(42)\n"
-           "eq(take_log(), 'T INFO  app:svc  42  pid=host|0x0001\\n')\n"
-           "logger.info('q', {s = 'a b', e = '', n = 'x\\ny', f = 1.5, b = false, pid = 'spoofed'})\n"
-           "eq(take_log(), 'T INFO  app:svc  q  b=false e=\"\" f=1.5 n=\"x\\\\ny\" s=\"a b\" pid=host|0x0001\\n')\n");
+    run(L,
+        "logger.info('service state', {state = 'running', attempt = 1})\n"
+        "eq(take_log(), 'T INFO  app:svc  service state  attempt=1 state=running "
+        "pid=host|0x0001\\n')\n"
+        "logger.debug('d') logger.warn('w') logger.error('e')\n"
+        "eq(take_log(), 'T DEBUG app:svc  d  pid=host|0x0001\\n'\n"
+        "            .. 'T WARN  app:svc  w  pid=host|0x0001\\n'\n"
+        "            .. 'T ERROR app:svc  e  pid=host|0x0001\\n')\n"
+        "logger.info(42)\n"
+        "eq(take_log(), 'T INFO  app:svc  42  pid=host|0x0001\\n')\n"
+        "logger.info('q', {s = 'a b', e = '', n = 'x\\ny', f = 1.5, b = false, pid = 'spoofed'})\n"
+        "eq(take_log(), 'T INFO  app:svc  q  b=false e=\"\" f=1.5 n=\"x\\\\ny\" s=\"a b\" "
+        "pid=host|0x0001\\n')\n");
 }
 
 static void test_logger_json(void **state)
 {
     lua_State *L = *state;
     use_log(true, SW_LOG_DEBUG);
-    run(L, "logger.info('service state', {state = 'running', attempt = 1})\n"
-           "eq(take_log(), '{\"ts\":\"T\",\"level\":\"info\",\"msg\":\"service state\",\"service\":\"app:svc\",'\n"
-           "  .. '\"attempt\":1,\"state\":\"running\",\"pid\":\"host|0x0001\"}\\n')\n"
-           "logger.warn('q\"\\1', {msg = 'collides', nan = 0/0, t = {1, 2, {a = 'x'}}, e = {}, nul = json.null})\n"
-           "eq(take_log(), '{\"ts\":\"T\",\"level\":\"warn\",\"msg\":\"q\\\\\"\\\\u0001\",\"service\":\"app:svc\",'\n"
-           "  .. '\"e\":{},\"fields.msg\":\"collides\",\"nan\":null,\"nul\":null,\"t\":[1,2,{\"a\":\"x\"}],'\n"
-           "  .. '\"pid\":\"host|0x0001\"}\\n')\n"
-           /* every line is JSON our own json module reads back */
-           "logger.error('bad utf8 \\255', {k = 'v\\0w', deep = {a = {b = {c = {'\\255'}}}}})\n"
-           "local line = take_log()\n"
-           "local v = assert(json.decode(line))\n"
-           "eq(v.msg, 'bad utf8 \\239\\191\\189') eq(v.k, 'v', 'cut at NUL') eq(v.deep.a.b.c[1], '\\239\\191\\189')\n");
+    run(L,
+        "logger.info('service state', {state = 'running', attempt = 1})\n"
+        "eq(take_log(), '{\"ts\":\"T\",\"level\":\"info\",\"msg\":\"service "
+        "state\",\"service\":\"app:svc\",'\n"
+        "  .. '\"attempt\":1,\"state\":\"running\",\"pid\":\"host|0x0001\"}\\n')\n"
+        "logger.warn('q\"\\1', {msg = 'collides', nan = 0/0, t = {1, 2, {a = 'x'}}, e = {}, nul = "
+        "json.null})\n"
+        "eq(take_log(), "
+        "'{\"ts\":\"T\",\"level\":\"warn\",\"msg\":\"q\\\\\"\\\\u0001\",\"service\":\"app:svc\",'\n"
+        "  .. "
+        "'\"e\":{},\"fields.msg\":\"collides\",\"nan\":null,\"nul\":null,\"t\":[1,2,{\"a\":\"x\"}],"
+        "'\n"
+        "  .. '\"pid\":\"host|0x0001\"}\\n')\n"
+        /* every line is JSON our own json module reads back */
+        "logger.error('bad utf8 \\255', {k = 'v\\0w', deep = {a = {b = {c = {'\\255'}}}}})\n"
+        "local line = take_log()\n"
+        "local v = assert(json.decode(line))\n"
+        "eq(v.msg, 'bad utf8 \\239\\191\\189') eq(v.k, 'v', 'cut at NUL') eq(v.deep.a.b.c[1], "
+        "'\\239\\191\\189')\n");
 }
 
 static void test_logger_method_form(void **state)
 {
     lua_State *L = *state;
-    run(L, "logger:info('m', {a = 1})\n"
-           "eq(take_log(), 'T INFO  app:svc  m  a=1 pid=host|0x0001\\n')\n"
-           "local ro = setmetatable({}, {__index = logger, __newindex = function() error('ro') end,\n"
-           "                             __metatable = false})\n"
-           "ro:warn('via proxy')\n"
-           "eq(take_log(), 'T WARN  app:svc  via proxy  pid=host|0x0001\\n')\n"
-           "ro.error('dot form')\n"
-           "eq(take_log(), 'T ERROR app:svc  dot form  pid=host|0x0001\\n')\n"
-           "local copy = {info = logger.info}\n"
-           "copy:info('copied table')\n"
-           "eq(take_log(), 'T INFO  app:svc  copied table  pid=host|0x0001\\n')\n"
-           "raises(function() logger.info({}, 'x') end, 'bad argument #1')\n"
-           "raises(function() logger:info({}) end, 'bad argument #1 to \\'info\\' (string expected, got table)')\n"
-           "raises(function() logger.info() end, 'bad argument #1')\n"
-           "raises(function() logger.info(nil, {}) end, 'bad argument #1')\n"
-           "raises(function() logger.info('m', 'not a table') end, 'bad argument #2')\n"
-           "raises(function() logger:info('m', 5) end, 'bad argument #2')\n"
-           "eq(take_log(), '')\n");
+    run(L,
+        "logger:info('m', {a = 1})\n"
+        "eq(take_log(), 'T INFO  app:svc  m  a=1 pid=host|0x0001\\n')\n"
+        "local ro = setmetatable({}, {__index = logger, __newindex = function() error('ro') end,\n"
+        "                             __metatable = false})\n"
+        "ro:warn('via proxy')\n"
+        "eq(take_log(), 'T WARN  app:svc  via proxy  pid=host|0x0001\\n')\n"
+        "ro.error('dot form')\n"
+        "eq(take_log(), 'T ERROR app:svc  dot form  pid=host|0x0001\\n')\n"
+        "local copy = {info = logger.info}\n"
+        "copy:info('copied table')\n"
+        "eq(take_log(), 'T INFO  app:svc  copied table  pid=host|0x0001\\n')\n"
+        "raises(function() logger.info({}, 'x') end, 'bad argument #1')\n"
+        "raises(function() logger:info({}) end, 'bad argument #1 to \\'info\\' (string expected, "
+        "got table)')\n"
+        "raises(function() logger.info() end, 'bad argument #1')\n"
+        "raises(function() logger.info(nil, {}) end, 'bad argument #1')\n"
+        "raises(function() logger.info('m', 'not a table') end, 'bad argument #2')\n"
+        "raises(function() logger:info('m', 5) end, 'bad argument #2')\n"
+        "eq(take_log(), '')\n");
 }
 
 static void test_logger_odd_fields(void **state)
 {
     lua_State *L = *state;
     use_log(true, SW_LOG_DEBUG);
-    run(L, "local cyc = {name = 'c'} cyc.self = cyc\n"
-           "local trap = setmetatable({x = 1}, {__index = function() error('metamethod called') end,\n"
-           "  __tostring = function() error('metamethod called') end})\n"
-           "local deep = {} local t = deep for i = 1, 30 do t.d = {} t = t.d end\n"
-           "logger.info('odd', {fn = print, co = coroutine.create(print), cyc = cyc, trap = trap,\n"
-           "  [1] = 'skipped', [true] = 'skipped', list = {'a', nil, 'c'}, sparse = {[1] = 1, [10] = 2},\n"
-           "  keys = {[1.5] = 'x', [true] = 'y'}, inner = {f = print, inf = math.huge}, deep = deep})\n"
-           "local v = assert(json.decode(take_log()))\n"
-           "eq(v.fn, '<function>') eq(v.co, '<thread>') eq(v.trap.x, 1)\n"
-           "eq(v.cyc.name, 'c') eq(v.cyc.self, '<cycle>')\n"
-           "eq(v[1], nil) eq(v['true'], nil)\n"
-           "eq(v.list['1'], 'a') eq(v.list['3'], 'c')\n"
-           "eq(v.sparse['10'], 2) eq(v.keys['1.5'], 'x') eq(v.keys['true'], 'y')\n"
-           "eq(v.inner.f, '<function>') eq(v.inner.inf, nil)\n"
-           "local n = 0 t = v.deep while type(t) == 'table' do n = n + 1 t = t.d end\n"
-           "eq(n, 16, 'depth') eq(t, '<too deep>')\n"
-           /* larger than the stack scratch: a userdata; larger than the limit: a placeholder */
-           "local big, huge = {}, {}\n"
-           "for i = 1, 3000 do big[i] = i end\n"
-           "for i = 1, 20000 do huge[i] = 'xxxxx' end\n"
-           "local many = {} for i = 1, 100 do many['k' .. string.format('%03d', i)] = {i} end\n"
-           "logger.info('big', {big = big, huge = huge, small = {1}})\n"
-           "v = assert(json.decode(take_log()))\n"
-           "eq(#v.big, 3000) eq(v.big[3000], 3000) eq(v.huge, '<too large>') eq(v.small[1], 1)\n"
-           "logger.info('many', many)\n"
-           "v = assert(json.decode(take_log()))\n"
-           "for i = 1, 100 do eq(v['k' .. string.format('%03d', i)][1], i) end\n"
-           "eq(v.pid, 'host|0x0001')\n");
+    run(L,
+        "local cyc = {name = 'c'} cyc.self = cyc\n"
+        "local trap = setmetatable({x = 1}, {__index = function() error('metamethod called') end,\n"
+        "  __tostring = function() error('metamethod called') end})\n"
+        "local deep = {} local t = deep for i = 1, 30 do t.d = {} t = t.d end\n"
+        "logger.info('odd', {fn = print, co = coroutine.create(print), cyc = cyc, trap = trap,\n"
+        "  [1] = 'skipped', [true] = 'skipped', list = {'a', nil, 'c'}, sparse = {[1] = 1, [10] = "
+        "2},\n"
+        "  keys = {[1.5] = 'x', [true] = 'y'}, inner = {f = print, inf = math.huge}, deep = "
+        "deep})\n"
+        "local v = assert(json.decode(take_log()))\n"
+        "eq(v.fn, '<function>') eq(v.co, '<thread>') eq(v.trap.x, 1)\n"
+        "eq(v.cyc.name, 'c') eq(v.cyc.self, '<cycle>')\n"
+        "eq(v[1], nil) eq(v['true'], nil)\n"
+        "eq(v.list['1'], 'a') eq(v.list['3'], 'c')\n"
+        "eq(v.sparse['10'], 2) eq(v.keys['1.5'], 'x') eq(v.keys['true'], 'y')\n"
+        "eq(v.inner.f, '<function>') eq(v.inner.inf, nil)\n"
+        "local n = 0 t = v.deep while type(t) == 'table' do n = n + 1 t = t.d end\n"
+        "eq(n, 16, 'depth') eq(t, '<too deep>')\n"
+        /* larger than the stack scratch: a userdata; larger than the limit: a placeholder */
+        "local big, huge = {}, {}\n"
+        "for i = 1, 3000 do big[i] = i end\n"
+        "for i = 1, 20000 do huge[i] = 'xxxxx' end\n"
+        "local many = {} for i = 1, 100 do many['k' .. string.format('%03d', i)] = {i} end\n"
+        "logger.info('big', {big = big, huge = huge, small = {1}})\n"
+        "v = assert(json.decode(take_log()))\n"
+        "eq(#v.big, 3000) eq(v.big[3000], 3000) eq(v.huge, '<too large>') eq(v.small[1], 1)\n"
+        "logger.info('many', many)\n"
+        "v = assert(json.decode(take_log()))\n"
+        "for i = 1, 100 do eq(v['k' .. string.format('%03d', i)][1], i) end\n"
+        "eq(v.pid, 'host|0x0001')\n");
 }
 
 static void test_logger_disabled(void **state)
@@ -313,40 +333,43 @@ static void test_logger_disabled(void **state)
 static void test_errors(void **state)
 {
     lua_State *L = *state;
-    run(L, "local e = errors.new{message = 'db down', kind = 'unavailable', retryable = false}\n"
-           "eq(rawget(e, 'message'), 'db down') eq(rawget(e, 'kind'), 'unavailable')\n"
-           "eq(rawget(e, 'retryable'), false)\n"
-           "eq(tostring(e), 'unavailable: db down')\n"
-           "local d = errors.new('boom')\n"
-           "eq(d.message, 'boom') eq(d.kind, 'error') eq(d.retryable, true) eq(tostring(d), 'boom')\n"
-           "d = errors.new{message = 'x'}\n"
-           "eq(d.kind, 'error') eq(d.retryable, true)\n"
-           "d = errors.new{message = 12, details = {id = 7}}\n"
-           "eq(d.message, '12') eq(d.details.id, 7)\n"
-           "eq(errors.new(3.5).message, '3.5')\n"
-           /* one protected metatable per state */
-           "eq(getmetatable(e), false)\n"
-           "raises(function() setmetatable(e, nil) end, 'protected metatable')\n"
-           "eq(debug.getmetatable(e), debug.getmetatable(d))\n"
-           /* raised and caught */
-           "local ok, err = pcall(error, e)\n"
-           "eq(ok, false) eq(err, e) eq(err.kind, 'unavailable')\n"
-           /* errors.is, also on a plain copy (as a message would deliver it) */
-           "eq(errors.is(e), true) eq(errors.is(e, 'unavailable'), true) eq(errors.is(e, 'error'), false)\n"
-           "eq(errors.is({message = 'm', kind = 'k', retryable = true}, 'k'), true)\n"
-           "eq(errors.is('string error'), false) eq(errors.is(nil), false) eq(errors.is({}), false)\n"
-           /* refusals */
-           "raises(function() errors.new() end, 'bad argument #1 to \\'new\\'')\n"
-           "raises(function() errors.new(true) end, 'table or string expected')\n"
-           "raises(function() errors.new{} end, 'message')\n"
-           "raises(function() errors.new{message = {}} end, 'message')\n"
-           "raises(function() errors.new{message = 'm', kind = 1} end, 'kind')\n"
-           "raises(function() errors.new{message = 'm', retryable = 'no'} end, 'retryable')\n"
-           "raises(function() errors.new{message = 'm', retriable = false} end, 'unknown field \\'retriable\\'')\n"
-           "raises(function() errors.new{'m'} end, 'keys must be')\n"
-           "local mt = debug.getmetatable(e)\n"
-           "eq(mt.__tostring({message = 'm', kind = 'k'}), 'k: m')\n"
-           "eq(mt.__tostring({}), '(no message)')\n");
+    run(L,
+        "local e = errors.new{message = 'db down', kind = 'unavailable', retryable = false}\n"
+        "eq(rawget(e, 'message'), 'db down') eq(rawget(e, 'kind'), 'unavailable')\n"
+        "eq(rawget(e, 'retryable'), false)\n"
+        "eq(tostring(e), 'unavailable: db down')\n"
+        "local d = errors.new('boom')\n"
+        "eq(d.message, 'boom') eq(d.kind, 'error') eq(d.retryable, true) eq(tostring(d), 'boom')\n"
+        "d = errors.new{message = 'x'}\n"
+        "eq(d.kind, 'error') eq(d.retryable, true)\n"
+        "d = errors.new{message = 12, details = {id = 7}}\n"
+        "eq(d.message, '12') eq(d.details.id, 7)\n"
+        "eq(errors.new(3.5).message, '3.5')\n"
+        /* one protected metatable per state */
+        "eq(getmetatable(e), false)\n"
+        "raises(function() setmetatable(e, nil) end, 'protected metatable')\n"
+        "eq(debug.getmetatable(e), debug.getmetatable(d))\n"
+        /* raised and caught */
+        "local ok, err = pcall(error, e)\n"
+        "eq(ok, false) eq(err, e) eq(err.kind, 'unavailable')\n"
+        /* errors.is, also on a plain copy (as a message would deliver it) */
+        "eq(errors.is(e), true) eq(errors.is(e, 'unavailable'), true) eq(errors.is(e, 'error'), "
+        "false)\n"
+        "eq(errors.is({message = 'm', kind = 'k', retryable = true}, 'k'), true)\n"
+        "eq(errors.is('string error'), false) eq(errors.is(nil), false) eq(errors.is({}), false)\n"
+        /* refusals */
+        "raises(function() errors.new() end, 'bad argument #1 to \\'new\\'')\n"
+        "raises(function() errors.new(true) end, 'table or string expected')\n"
+        "raises(function() errors.new{} end, 'message')\n"
+        "raises(function() errors.new{message = {}} end, 'message')\n"
+        "raises(function() errors.new{message = 'm', kind = 1} end, 'kind')\n"
+        "raises(function() errors.new{message = 'm', retryable = 'no'} end, 'retryable')\n"
+        "raises(function() errors.new{message = 'm', retriable = false} end, 'unknown field "
+        "\\'retriable\\'')\n"
+        "raises(function() errors.new{'m'} end, 'keys must be')\n"
+        "local mt = debug.getmetatable(e)\n"
+        "eq(mt.__tostring({message = 'm', kind = 'k'}), 'k: m')\n"
+        "eq(mt.__tostring({}), '(no message)')\n");
 }
 
 /* ---- json ---- */
@@ -354,25 +377,28 @@ static void test_errors(void **state)
 static void test_json_roundtrip(void **state)
 {
     lua_State *L = *state;
-    run(L, "local v = {s = 'x\"y\\n', n = 1.5, i = -3, b = true, list = {1, 'two', {3}}, obj = {k = {}}}\n"
-           "local s = assert(json.encode(v))\n"
-           "local w = assert(json.decode(s))\n"
-           "eq(w.s, v.s) eq(w.n, 1.5) eq(w.i, -3) eq(w.b, true) eq(#w.list, 3) eq(w.list[2], 'two')\n"
-           "eq(w.list[3][1], 3) eq(type(w.obj.k), 'table') eq(next(w.obj.k), nil)\n"
-           "eq(json.encode({1, 2, 3}), '[1,2,3]') eq(json.encode('a/b'), '\"a\\\\/b\"')\n"
-           "eq(json.encode({}), '{}') eq(json.encode(nil), 'null') eq(json.encode(json.null), 'null')\n"
-           "eq(json.encode({a = json.null}), '{\"a\":null}')\n"
-           "eq(json.encode({[1] = 1, [100] = 2}):sub(1, 1), '{')\n" /* sparse: an object */
-           "eq(json.encode({[1] = 1, [3] = 3}), '[1,null,3]')\n"
-           "eq(json.decode('\"\\\\u00e9\"'), '\\195\\169')\n"
-           "eq(json.decode('  12  '), 12)\n"
-           /* null decodes to nil */
-           "w = assert(json.decode('{\"a\":null,\"b\":[1,null,3],\"c\":{\"d\":null,\"e\":1}}'))\n"
-           "eq(w.a, nil) eq(w.b[1], 1) eq(w.b[2], nil) eq(w.b[3], 3) eq(w.c.d, nil) eq(w.c.e, 1)\n"
-           "local x, err = json.decode('null') eq(x, nil) eq(err, nil)\n"
-           "eq(select('#', json.decode('null')), 1)\n"
-           /* no global and no module of cjson leaks out */
-           "eq(rawget(_G, 'cjson'), nil) eq(package.loaded.cjson, nil)\n");
+    run(L,
+        "local v = {s = 'x\"y\\n', n = 1.5, i = -3, b = true, list = {1, 'two', {3}}, obj = {k = "
+        "{}}}\n"
+        "local s = assert(json.encode(v))\n"
+        "local w = assert(json.decode(s))\n"
+        "eq(w.s, v.s) eq(w.n, 1.5) eq(w.i, -3) eq(w.b, true) eq(#w.list, 3) eq(w.list[2], 'two')\n"
+        "eq(w.list[3][1], 3) eq(type(w.obj.k), 'table') eq(next(w.obj.k), nil)\n"
+        "eq(json.encode({1, 2, 3}), '[1,2,3]') eq(json.encode('a/b'), '\"a\\\\/b\"')\n"
+        "eq(json.encode({}), '{}') eq(json.encode(nil), 'null') eq(json.encode(json.null), "
+        "'null')\n"
+        "eq(json.encode({a = json.null}), '{\"a\":null}')\n"
+        "eq(json.encode({[1] = 1, [100] = 2}):sub(1, 1), '{')\n" /* sparse: an object */
+        "eq(json.encode({[1] = 1, [3] = 3}), '[1,null,3]')\n"
+        "eq(json.decode('\"\\\\u00e9\"'), '\\195\\169')\n"
+        "eq(json.decode('  12  '), 12)\n"
+        /* null decodes to nil */
+        "w = assert(json.decode('{\"a\":null,\"b\":[1,null,3],\"c\":{\"d\":null,\"e\":1}}'))\n"
+        "eq(w.a, nil) eq(w.b[1], 1) eq(w.b[2], nil) eq(w.b[3], 3) eq(w.c.d, nil) eq(w.c.e, 1)\n"
+        "local x, err = json.decode('null') eq(x, nil) eq(err, nil)\n"
+        "eq(select('#', json.decode('null')), 1)\n"
+        /* no global and no module of cjson leaks out */
+        "eq(rawget(_G, 'cjson'), nil) eq(package.loaded.cjson, nil)\n");
 }
 
 static void test_json_errors(void **state)
@@ -422,72 +448,77 @@ static void test_json_errors(void **state)
 static void test_registry_get(void **state)
 {
     lua_State *L = *state;
-    run(L, "local e = assert(registry.get('app:db'))\n"
-           "eq(e.id, 'app:db') eq(e.name, 'db') eq(e.namespace, 'app') eq(e.kind, 'registry.entry')\n"
-           "eq(e.meta.type, 'database') eq(e.meta.tier, 1) eq(e.meta.primary, true)\n"
-           "eq(e.meta.team, 'core', 'file meta merged') eq(e.meta.labels.env, 'prod')\n"
-           "local d = e.data\n"
-           "eq(d.name, nil) eq(d.kind, nil) eq(d.meta, nil)\n"
-           "eq(d.host, 'localhost') eq(d.port, 5432) eq(d.ratio, 0.5) eq(d.enabled, true)\n"
-           "eq(d.quoted, '5432') eq(d['80'], 'http') eq(d[80], nil)\n"
-           "eq(d.nothing, nil) eq(rawget(d, 'nothing'), nil)\n"
-           "eq(#d.tags, 3) eq(d.tags[1], 'a') eq(d.tags[3], 'c')\n"
-           "eq(d.holes[1], 1) eq(d.holes[2], nil) eq(d.holes[3], 3)\n"
-           "eq(d.nested.x.y[2], 2.5) eq(d.nested.x.y[3], true) eq(d.nested.x.y[4], 's')\n"
-           "eq(d.shared.k, 'v') eq(d.again.k, 'v')\n"
-           "assert(d.shared ~= d.again, 'an alias is its own copy')\n"
-           "local n = 0 for k in pairs(e) do n = n + 1 end eq(n, 6, 'entry keys')\n"
-           /* a deep copy: changing it changes nothing for the next get */
-           "e.meta.type = 'changed' d.tags[1] = 'z' d.nested.x.y = nil e.id = 'x'\n"
-           "local f = registry.get('app:db')\n"
-           "eq(f.meta.type, 'database') eq(f.data.tags[1], 'a') eq(f.data.nested.x.y[1], 1) eq(f.id, 'app:db')\n"
-           "assert(f ~= e and f.data ~= d)\n"
-           /* other kinds: their fields as written */
-           "local s = assert(registry.get('app:worker'))\n"
-           "eq(s.kind, 'process.service') eq(s.data.process, 'worker_process')\n"
-           "eq(s.data.config.database, 'app:db') eq(s.data.lifecycle, nil)\n"
-           "local p = assert(registry.get('app:worker_process'))\n"
-           "eq(p.kind, 'process.lua') eq(p.data.source, 'return function() return 1 end')\n"
-           "eq(p.meta.team, 'core') eq(registry.get('other:db').meta.team, nil)\n"
-           /* unknown ids */
-           "local none, err = registry.get('app:nope') eq(none, nil) eq(err, 'no entry app:nope')\n"
-           "none, err = registry.get('db') eq(none, nil) eq(err, 'no entry db')\n"
-           "raises(function() registry.get() end, 'bad argument #1')\n"
-           "raises(function() registry.get({}) end, 'bad argument #1')\n");
+    run(L,
+        "local e = assert(registry.get('app:db'))\n"
+        "eq(e.id, 'app:db') eq(e.name, 'db') eq(e.namespace, 'app') eq(e.kind, 'registry.entry')\n"
+        "eq(e.meta.type, 'database') eq(e.meta.tier, 1) eq(e.meta.primary, true)\n"
+        "eq(e.meta.team, 'core', 'file meta merged') eq(e.meta.labels.env, 'prod')\n"
+        "local d = e.data\n"
+        "eq(d.name, nil) eq(d.kind, nil) eq(d.meta, nil)\n"
+        "eq(d.host, 'localhost') eq(d.port, 5432) eq(d.ratio, 0.5) eq(d.enabled, true)\n"
+        "eq(d.quoted, '5432') eq(d['80'], 'http') eq(d[80], nil)\n"
+        "eq(d.nothing, nil) eq(rawget(d, 'nothing'), nil)\n"
+        "eq(#d.tags, 3) eq(d.tags[1], 'a') eq(d.tags[3], 'c')\n"
+        "eq(d.holes[1], 1) eq(d.holes[2], nil) eq(d.holes[3], 3)\n"
+        "eq(d.nested.x.y[2], 2.5) eq(d.nested.x.y[3], true) eq(d.nested.x.y[4], 's')\n"
+        "eq(d.shared.k, 'v') eq(d.again.k, 'v')\n"
+        "assert(d.shared ~= d.again, 'an alias is its own copy')\n"
+        "local n = 0 for k in pairs(e) do n = n + 1 end eq(n, 6, 'entry keys')\n"
+        /* a deep copy: changing it changes nothing for the next get */
+        "e.meta.type = 'changed' d.tags[1] = 'z' d.nested.x.y = nil e.id = 'x'\n"
+        "local f = registry.get('app:db')\n"
+        "eq(f.meta.type, 'database') eq(f.data.tags[1], 'a') eq(f.data.nested.x.y[1], 1) eq(f.id, "
+        "'app:db')\n"
+        "assert(f ~= e and f.data ~= d)\n"
+        /* other kinds: their fields as written */
+        "local s = assert(registry.get('app:worker'))\n"
+        "eq(s.kind, 'process.service') eq(s.data.process, 'worker_process')\n"
+        "eq(s.data.config.database, 'app:db') eq(s.data.lifecycle, nil)\n"
+        "local p = assert(registry.get('app:worker_process'))\n"
+        "eq(p.kind, 'process.lua') eq(p.data.source, 'return function() return 1 end')\n"
+        "eq(p.meta.team, 'core') eq(registry.get('other:db').meta.team, nil)\n"
+        /* unknown ids */
+        "local none, err = registry.get('app:nope') eq(none, nil) eq(err, 'no entry app:nope')\n"
+        "none, err = registry.get('db') eq(none, nil) eq(err, 'no entry db')\n"
+        "raises(function() registry.get() end, 'bad argument #1')\n"
+        "raises(function() registry.get({}) end, 'bad argument #1')\n");
 }
 
 static void test_registry_find(void **state)
 {
     lua_State *L = *state;
-    run(L, "local function ids(list)\n"
-           "  local t = {} for i, e in ipairs(list) do t[i] = e.id end return table.concat(t, ',')\n"
-           "end\n"
-           "eq(ids(registry.find{kind = 'registry.entry'}), 'app:db,app:cache,other:db')\n"
-           "eq(ids(registry.find{['meta.type'] = 'database'}), 'app:db,app:worker,other:db')\n"
-           "eq(ids(registry.find{kind = 'registry.entry', ['meta.type'] = 'database'}), 'app:db,other:db')\n"
-           "eq(ids(registry.find{namespace = 'other'}), 'other:db')\n"
-           "eq(ids(registry.find{name = 'db'}), 'app:db,other:db')\n"
-           "eq(ids(registry.find{['meta.tier'] = 1}), 'app:db', 'number, no coercion')\n"
-           "eq(ids(registry.find{['meta.tier'] = '1'}), 'app:worker', 'string, no coercion')\n"
-           "eq(ids(registry.find{['meta.primary'] = false}), 'app:cache')\n"
-           "eq(ids(registry.find{['meta.labels.env'] = 'prod'}), 'app:db')\n"
-           "eq(ids(registry.find{['meta.team'] = 'core', kind = 'process.lua'}), 'app:worker_process')\n"
-           "eq(ids(registry.find{['meta.labels'] = 'prod'}), '')\n"
-           "eq(ids(registry.find{['meta.type.x'] = 'database'}), '')\n"
-           "eq(ids(registry.find{kind = 'service.group'}), '')\n"
-           "eq(#registry.find{}, 5)\n"
-           "local found = registry.find{namespace = 'app', name = 'db'}\n"
-           "eq(#found, 1) eq(found[1].data.port, 5432) eq(found[1].meta.team, 'core')\n"
-           "raises(function() registry.find() end, 'bad argument #1')\n"
-           "raises(function() registry.find{kind = 'nope'} end, 'unknown kind \\'nope\\'')\n"
-           "raises(function() registry.find{type = 'x'} end, 'unknown criterion \\'type\\'')\n"
-           "raises(function() registry.find{['meta.'] = 'x'} end, 'unknown criterion')\n"
-           "raises(function() registry.find{['meta.a..b'] = 'x'} end, 'unknown criterion')\n"
-           "raises(function() registry.find{'x'} end, 'keys must be strings')\n"
-           "raises(function() registry.find{kind = 1} end, 'must be a string')\n"
-           "raises(function() registry.find{['meta.x'] = {}} end, 'string, number or boolean')\n"
-           "local many = {kind = 'registry.entry'} for i = 1, 20 do many['meta.k' .. i] = i end\n"
-           "eq(#registry.find(many), 0)\n");
+    run(L,
+        "local function ids(list)\n"
+        "  local t = {} for i, e in ipairs(list) do t[i] = e.id end return table.concat(t, ',')\n"
+        "end\n"
+        "eq(ids(registry.find{kind = 'registry.entry'}), 'app:db,app:cache,other:db')\n"
+        "eq(ids(registry.find{['meta.type'] = 'database'}), 'app:db,app:worker,other:db')\n"
+        "eq(ids(registry.find{kind = 'registry.entry', ['meta.type'] = 'database'}), "
+        "'app:db,other:db')\n"
+        "eq(ids(registry.find{namespace = 'other'}), 'other:db')\n"
+        "eq(ids(registry.find{name = 'db'}), 'app:db,other:db')\n"
+        "eq(ids(registry.find{['meta.tier'] = 1}), 'app:db', 'number, no coercion')\n"
+        "eq(ids(registry.find{['meta.tier'] = '1'}), 'app:worker', 'string, no coercion')\n"
+        "eq(ids(registry.find{['meta.primary'] = false}), 'app:cache')\n"
+        "eq(ids(registry.find{['meta.labels.env'] = 'prod'}), 'app:db')\n"
+        "eq(ids(registry.find{['meta.team'] = 'core', kind = 'process.lua'}), "
+        "'app:worker_process')\n"
+        "eq(ids(registry.find{['meta.labels'] = 'prod'}), '')\n"
+        "eq(ids(registry.find{['meta.type.x'] = 'database'}), '')\n"
+        "eq(ids(registry.find{kind = 'service.group'}), '')\n"
+        "eq(#registry.find{}, 5)\n"
+        "local found = registry.find{namespace = 'app', name = 'db'}\n"
+        "eq(#found, 1) eq(found[1].data.port, 5432) eq(found[1].meta.team, 'core')\n"
+        "raises(function() registry.find() end, 'bad argument #1')\n"
+        "raises(function() registry.find{kind = 'nope'} end, 'unknown kind \\'nope\\'')\n"
+        "raises(function() registry.find{type = 'x'} end, 'unknown criterion \\'type\\'')\n"
+        "raises(function() registry.find{['meta.'] = 'x'} end, 'unknown criterion')\n"
+        "raises(function() registry.find{['meta.a..b'] = 'x'} end, 'unknown criterion')\n"
+        "raises(function() registry.find{'x'} end, 'keys must be strings')\n"
+        "raises(function() registry.find{kind = 1} end, 'must be a string')\n"
+        "raises(function() registry.find{['meta.x'] = {}} end, 'string, number or boolean')\n"
+        "local many = {kind = 'registry.entry'} for i = 1, 20 do many['meta.k' .. i] = i end\n"
+        "eq(#registry.find(many), 0)\n");
 }
 
 /* Modules opened twice in one state share the state's cjson and error metatable. */

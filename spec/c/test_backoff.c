@@ -25,7 +25,8 @@ static void test_grows_and_caps(void **state)
     (void)state;
     sw_restart r = policy(0.040, 2, 0.300, 0); /* scenario 6 */
     const int64_t want_ms[] = {40, 80, 160, 300, 300};
-    for (int n = 1; n <= 5; n++) assert_int_equal(sw_backoff_delay(&r, n, 0.5), want_ms[n - 1] * SW_NS_PER_MS);
+    for (int n = 1; n <= 5; n++)
+        assert_int_equal(sw_backoff_delay(&r, n, 0.5), want_ms[n - 1] * SW_NS_PER_MS);
 }
 
 static void test_elfo_example(void **state)
@@ -33,7 +34,8 @@ static void test_elfo_example(void **state)
     (void)state;
     sw_restart r = policy(4, 2, 36, 0); /* scenario 7 */
     const int64_t want_s[] = {4, 8, 16, 32, 36, 36};
-    for (int n = 1; n <= 6; n++) assert_int_equal(sw_backoff_delay(&r, n, 0.3), want_s[n - 1] * SW_NS_PER_S);
+    for (int n = 1; n <= 6; n++)
+        assert_int_equal(sw_backoff_delay(&r, n, 0.3), want_s[n - 1] * SW_NS_PER_S);
 }
 
 static void test_jitter_bounds_and_spread(void **state)
@@ -70,7 +72,7 @@ static void test_huge_n_does_not_overflow(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_grows_and_caps), cmocka_unit_test(test_elfo_example),
+        cmocka_unit_test(test_grows_and_caps),           cmocka_unit_test(test_elfo_example),
         cmocka_unit_test(test_jitter_bounds_and_spread), cmocka_unit_test(test_explicit_zeros),
         cmocka_unit_test(test_huge_n_does_not_overflow),
     };

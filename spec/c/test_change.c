@@ -19,7 +19,8 @@ static const char *const base =
     "  - { name: p, kind: process.lua, source: 'return 1', imports: { l: app:lib } }\n"
     "  - { name: q, kind: process.lua, source: 'return 2' }\n"
     "  - { name: cfg, kind: registry.entry, data: { url: 'x' } }\n"
-    "  - { name: pol, kind: security.policy, policy: { actions: a, resources: '*', effect: allow } }\n"
+    "  - { name: pol, kind: security.policy, policy: { actions: a, resources: '*', effect: allow } "
+    "}\n"
     "  - { name: a, kind: process.service, process: app:p, config: { c: app:cfg, p: app:pol } }\n"
     "  - { name: b, kind: process.service, process: app:q }\n"
     "  - { name: lib2, kind: library.lua, source: 'return {w = 1}' }\n"
@@ -34,7 +35,8 @@ static bool changed_after(const char *from, const char *to, const char *id)
     char text[2048];
     snprintf(text, sizeof text, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
     sw_registry *old = t_must_load(base), *new = t_must_load(text);
-    size_t oi = sw_graph_index(&old->graph, t_get(old, id)), ni = sw_graph_index(&new->graph, t_get(new, id));
+    size_t oi = sw_graph_index(&old->graph, t_get(old, id)),
+           ni = sw_graph_index(&new->graph, t_get(new, id));
     bool changed = sw_service_changed(old, oi, new, ni);
     sw_registry_free(old);
     sw_registry_free(new);
@@ -45,7 +47,8 @@ static void test_identical_is_unchanged(void **st)
 {
     (void)st;
     assert_false(changed_after("return 1", "return 1", "app:a"));
-    assert_false(changed_after("entries:\n", "entries:\n\n\n", "app:a")); /* other lines, same content */
+    assert_false(
+        changed_after("entries:\n", "entries:\n\n\n", "app:a")); /* other lines, same content */
 }
 
 static void test_own_field_changes(void **st)

@@ -37,10 +37,10 @@ static void parse_words(parsed *p, const char *const *words)
     p->rc = sw_cli_parse(p->argc, p->argv, &p->cli, p->err, sizeof p->err);
 }
 
-#define PARSE(p, ...)                                         \
-    do {                                                      \
-        const char *const words_[] = {__VA_ARGS__, NULL};     \
-        parse_words((p), words_);                             \
+#define PARSE(p, ...)                                     \
+    do {                                                  \
+        const char *const words_[] = {__VA_ARGS__, NULL}; \
+        parse_words((p), words_);                         \
     } while (0)
 
 static void ok(const parsed *p)
@@ -244,7 +244,8 @@ static void test_options_before_and_after_dir(void **state)
     assert_string_equal(p.cli.dir, "app/");
     assert_string_equal(p.cli.log_format, "json");
 
-    PARSE(&p, "run", "app/", "--log-format", "json", "--log-level", "debug", "--config", "host.yaml");
+    PARSE(&p, "run", "app/", "--log-format", "json", "--log-level", "debug", "--config",
+          "host.yaml");
     ok(&p);
     assert_string_equal(p.cli.dir, "app/");
     assert_string_equal(p.cli.log_format, "json");
@@ -342,8 +343,8 @@ static void test_exec_words_that_look_like_options_go_to_the_process(void **stat
 {
     (void)state;
     parsed p;
-    PARSE(&p, "run", "--log-level", "warn", "app/", "-x", "app:main", "--why", "--format", "bogus", "-x", "--help",
-          "--json", "--log-format", "xml", "extra");
+    PARSE(&p, "run", "--log-level", "warn", "app/", "-x", "app:main", "--why", "--format", "bogus",
+          "-x", "--help", "--json", "--log-format", "xml", "extra");
     ok(&p);
     assert_string_equal(p.cli.command, "run"); /* --help after -x is not help */
     assert_string_equal(p.cli.log_level, "warn");
@@ -352,7 +353,8 @@ static void test_exec_words_that_look_like_options_go_to_the_process(void **stat
     assert_false(p.cli.why);
     assert_false(p.cli.json);
     assert_string_equal(p.cli.exec_id, "app:main");
-    const char *want[] = {"--why", "--format", "bogus", "-x", "--help", "--json", "--log-format", "xml", "extra"};
+    const char *want[] = {"--why",  "--format",     "bogus", "-x",   "--help",
+                          "--json", "--log-format", "xml",   "extra"};
     assert_int_equal(p.cli.exec_argc, 9);
     for (int i = 0; i < 9; i++) assert_string_equal(p.cli.exec_argv[i], want[i]);
     assert_null(p.cli.exec_argv[9]);
@@ -411,7 +413,8 @@ static void test_help_topics(void **state)
 {
     (void)state;
     parsed p;
-    const char *topics[] = {"run", "check", "graph", "status", "start", "stop", "restart", "reload", "help", "version"};
+    const char *topics[] = {"run",  "check",   "graph",  "status", "start",
+                            "stop", "restart", "reload", "help",   "version"};
     for (size_t i = 0; i < sizeof topics / sizeof *topics; i++) {
         PARSE(&p, "help", topics[i]);
         ok(&p);

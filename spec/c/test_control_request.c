@@ -28,7 +28,8 @@ static void test_valid_requests(void **state)
     assert_int_equal(r.cmd, SW_CTL_STATUS);
     assert_null(r.id);
     sw_ctl_request_free(&r);
-    assert_int_equal(parse("  {\"cmd\": \"stop\", \"id\": \"app:db\", \"timeout\": 2.5}\r", &r, err), 0);
+    assert_int_equal(
+        parse("  {\"cmd\": \"stop\", \"id\": \"app:db\", \"timeout\": 2.5}\r", &r, err), 0);
     assert_int_equal(r.cmd, SW_CTL_STOP);
     assert_string_equal(r.id, "app:db");
     assert_true(r.timeout == 2.5);
@@ -57,7 +58,8 @@ static void refused(const char *line, const char *want)
     char err[256] = "";
     int rc = parse(line, &r, err);
     sw_ctl_request_free(&r);
-    if (rc != -1 || !strstr(err, want)) fail_msg("\"%s\": got rc %d, \"%s\"; wanted \"%s\"", line, rc, err, want);
+    if (rc != -1 || !strstr(err, want))
+        fail_msg("\"%s\": got rc %d, \"%s\"; wanted \"%s\"", line, rc, err, want);
 }
 
 static void test_bad_requests(void **state)
@@ -149,11 +151,13 @@ static void test_json_strings(void **state)
     round_trip("plain", "plain");
     round_trip("quote \" backslash \\ slash /", "quote \" backslash \\ slash /");
     round_trip("line\nnext\ttab\r\x01\x1f\x7f", "line\nnext\ttab\r\x01\x1f\x7f");
-    round_trip("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    round_trip("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+               "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     round_trip("C1 \xc2\x85\xc2\x9b", "C1 \xc2\x85\xc2\x9b");
     round_trip("bad \xff\xc3 end", "bad \xef\xbf\xbd\xef\xbf\xbd end");
-    json_t *v = json_pack("[o, o, o, o, o, o, o]", sw_json_str(NULL), sw_json_num(0.1), sw_json_num(1.0 / 0.0),
-                          json_integer(-42), sw_json_num(2.0), sw_json_num(-1e300), sw_json_strn("a\0b", 3));
+    json_t *v = json_pack("[o, o, o, o, o, o, o]", sw_json_str(NULL), sw_json_num(0.1),
+                          sw_json_num(1.0 / 0.0), json_integer(-42), sw_json_num(2.0),
+                          sw_json_num(-1e300), sw_json_strn("a\0b", 3));
     char *text = sw_json_dump(v, true, NULL);
     assert_string_equal(text, "[null,0.1,null,-42,2,-1e300,\"a\\u0000b\"]\n");
     free(text);

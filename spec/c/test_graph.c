@@ -74,8 +74,9 @@ static void check_graph_invariants(const sw_registry *r)
             assert_true(e->to < g->n);
             assert_non_null(e->why);
             if (g->level[e->from] <= g->level[e->to])
-                fail_msg("edge %s (level %zu) -> %s (level %zu) does not go down", g->services[e->from]->id,
-                         g->level[e->from], g->services[e->to]->id, g->level[e->to]);
+                fail_msg("edge %s (level %zu) -> %s (level %zu) does not go down",
+                         g->services[e->from]->id, g->level[e->from], g->services[e->to]->id,
+                         g->level[e->to]);
             if (g->level[e->to] + 1 > want) want = g->level[e->to] + 1;
         }
         /* 0 with no dependencies, else exactly 1 + the highest dependency level */
@@ -90,12 +91,13 @@ static void check_graph_invariants(const sw_registry *r)
 static void test_chain_levels(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b ] } }\n"
-                                 "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ c ] } }\n"
-                                 "  - { name: c, kind: process.service, process: p }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b ] } }\n"
+        "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ c ] } }\n"
+        "  - { name: c, kind: process.service, process: p }\n");
     assert_int_equal(level_of(r, "app:c"), 0);
     assert_int_equal(level_of(r, "app:b"), 1);
     assert_int_equal(level_of(r, "app:a"), 2);
@@ -112,16 +114,22 @@ static void test_diamond_levels(void **state)
 {
     (void)state;
     /* top -> left, right, long1; left, right -> bottom; long1 -> long2 -> bottom */
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: top, kind: process.service, process: p, lifecycle: { depends_on: [ left, right ] } }\n"
-                                 "  - { name: left, kind: process.service, process: p, lifecycle: { depends_on: [ bottom ] } }\n"
-                                 "  - { name: right, kind: process.service, process: p, config: { db: app:bottom } }\n"
-                                 "  - { name: bottom, kind: process.service, process: p }\n"
-                                 "  - { name: top2, kind: process.service, process: p, lifecycle: { depends_on: [ left, long1 ] } }\n"
-                                 "  - { name: long1, kind: process.service, process: p, lifecycle: { depends_on: [ long2 ] } }\n"
-                                 "  - { name: long2, kind: process.service, process: p, lifecycle: { depends_on: [ bottom ] } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: top, kind: process.service, process: p, lifecycle: { depends_on: [ left, "
+        "right ] } }\n"
+        "  - { name: left, kind: process.service, process: p, lifecycle: { depends_on: [ bottom ] "
+        "} }\n"
+        "  - { name: right, kind: process.service, process: p, config: { db: app:bottom } }\n"
+        "  - { name: bottom, kind: process.service, process: p }\n"
+        "  - { name: top2, kind: process.service, process: p, lifecycle: { depends_on: [ left, "
+        "long1 ] } }\n"
+        "  - { name: long1, kind: process.service, process: p, lifecycle: { depends_on: [ long2 ] "
+        "} }\n"
+        "  - { name: long2, kind: process.service, process: p, lifecycle: { depends_on: [ bottom ] "
+        "} }\n");
     assert_int_equal(level_of(r, "app:bottom"), 0);
     assert_int_equal(level_of(r, "app:left"), 1);
     assert_int_equal(level_of(r, "app:right"), 1);
@@ -137,13 +145,14 @@ static void test_diamond_levels(void **state)
 static void test_independent_services_level_zero(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: a, kind: process.service, process: p }\n"
-                                 "  - { name: b, kind: process.service, process: p }\n"
-                                 "  - { name: c, kind: process.service, process: p, config: { note: \"app:b is not b\" } }\n"
-                                 "  - { name: cfg, kind: registry.entry }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: a, kind: process.service, process: p }\n"
+        "  - { name: b, kind: process.service, process: p }\n"
+        "  - { name: c, kind: process.service, process: p, config: { note: \"app:b is not b\" } }\n"
+        "  - { name: cfg, kind: registry.entry }\n");
     assert_int_equal(r->graph.n, 3);
     assert_int_equal(r->graph.n_edges, 0);
     assert_int_equal(r->graph.n_levels, 1);
@@ -157,7 +166,8 @@ static void test_independent_services_level_zero(void **state)
 static void test_no_services(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\nentries:\n  - { name: p, kind: process.lua, source: x }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\nentries:\n  - { name: p, kind: process.lua, source: x }\n");
     assert_int_equal(r->graph.n, 0);
     assert_int_equal(r->graph.n_edges, 0);
     assert_int_equal(r->graph.n_levels, 0);
@@ -169,19 +179,22 @@ static void test_no_services(void **state)
 static void test_rebuild_is_deterministic(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: cfg, kind: registry.entry, d: app:db }\n"
-                                 "  - { name: a, kind: process.service, process: p, config: { c: app:cfg } }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a, db ] } }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: cfg, kind: registry.entry, d: app:db }\n"
+                    "  - { name: a, kind: process.service, process: p, config: { c: app:cfg } }\n"
+                    "  - { name: db, kind: process.service, process: p }\n"
+                    "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ "
+                    "a, db ] } }\n");
     sw_graph g2;
     sw_arena a;
     sw_arena_init(&a);
     sw_diags d;
     sw_diags_init(&d);
-    assert_int_equal(sw_graph_build(&g2, &a, (const sw_entry *const *)r->entries, r->n_entries, &r->ids, &d), 0);
+    assert_int_equal(
+        sw_graph_build(&g2, &a, (const sw_entry *const *)r->entries, r->n_entries, &r->ids, &d), 0);
     assert_int_equal(d.n, 0);
     assert_int_equal(g2.n, r->graph.n);
     assert_int_equal(g2.n_edges, r->graph.n_edges);
@@ -206,12 +219,13 @@ static void test_two_cycle(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x }\n"
-                "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b ] } }\n"
-                "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b ] } }\n"
+        "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
+        &d);
     assert_int_equal(d.n, 1);
     const sw_diag *e = &d.v[0];
     assert_string_equal(e->msg, "dependency cycle: app:a -> app:b -> app:a");
@@ -227,13 +241,14 @@ static void test_three_cycle(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x }\n"
-                "  - { name: a, kind: process.service, process: p, config: { next: app:b } }\n"
-                "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ c ] } }\n"
-                "  - { name: c, kind: process.service, process: p, lifecycle: { requires: a } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: a, kind: process.service, process: p, config: { next: app:b } }\n"
+        "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ c ] } }\n"
+        "  - { name: c, kind: process.service, process: p, lifecycle: { requires: a } }\n",
+        &d);
     assert_int_equal(d.n, 1);
     assert_string_equal(d.v[0].msg, "dependency cycle: app:a -> app:b -> app:c -> app:a");
     assert_string_equal(d.v[0].field, "config.next");
@@ -244,15 +259,17 @@ static void test_cycle_through_registry_entry(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x }\n"
-                "  - { name: cfg, kind: registry.entry, peer: app:b }\n"
-                "  - { name: a, kind: process.service, process: p, config: { c: app:cfg } }\n"
-                "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: cfg, kind: registry.entry, peer: app:b }\n"
+        "  - { name: a, kind: process.service, process: p, config: { c: app:cfg } }\n"
+        "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
+        &d);
     assert_int_equal(d.n, 1);
-    assert_string_equal(d.v[0].msg, "dependency cycle: app:a -> app:b -> app:a (config.c via app:cfg field peer)");
+    assert_string_equal(
+        d.v[0].msg, "dependency cycle: app:a -> app:b -> app:a (config.c via app:cfg field peer)");
     assert_string_equal(d.v[0].field, "config.c"); /* the field slot stays a field path */
     sw_diags_free(&d);
 }
@@ -292,16 +309,17 @@ static void test_two_separate_cycles_both_reported(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x }\n"
-                "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b ] } }\n"
-                "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ c ] } }\n"
-                "  - { name: c, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n"
-                "  - { name: x, kind: process.service, process: p, lifecycle: { depends_on: [ y ] } }\n"
-                "  - { name: y, kind: process.service, process: p, lifecycle: { depends_on: [ x ] } }\n"
-                "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ s ] } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b ] } }\n"
+        "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ c ] } }\n"
+        "  - { name: c, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n"
+        "  - { name: x, kind: process.service, process: p, lifecycle: { depends_on: [ y ] } }\n"
+        "  - { name: y, kind: process.service, process: p, lifecycle: { depends_on: [ x ] } }\n"
+        "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ s ] } }\n",
+        &d);
     assert_int_equal(d.n, 3);
     assert_string_equal(d.v[0].msg, "dependency cycle: app:a -> app:b -> app:c -> app:a");
     assert_string_equal(d.v[1].msg, "dependency cycle: app:x -> app:y -> app:x");
@@ -314,13 +332,14 @@ static void test_cycles_sharing_a_node_reported(void **state)
     (void)state;
     /* a -> b -> a and a -> c -> a: at least one reported, never the same one twice */
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x }\n"
-                "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b, c ] } }\n"
-                "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n"
-                "  - { name: c, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: a, kind: process.service, process: p, lifecycle: { depends_on: [ b, c ] } }\n"
+        "  - { name: b, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n"
+        "  - { name: c, kind: process.service, process: p, lifecycle: { depends_on: [ a ] } }\n",
+        &d);
     assert_true(d.n >= 1);
     assert_int_equal(t_count_diags(&d, "dependency cycle: app:a -> app:b -> app:a"), 1);
     sw_diags_free(&d);
@@ -335,15 +354,16 @@ static void test_cycle_behind_a_dead_end_reported(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: l, kind: process.lua, source: x }\n"
-                "  - { name: p, kind: process.service, process: l, lifecycle: { depends_on: [ q ] } }\n"
-                "  - { name: q, kind: process.service, process: l, lifecycle: { depends_on: [ p ] } }\n"
-                "  - { name: x, kind: process.service, process: l, lifecycle: { depends_on: [ y, z ] } }\n"
-                "  - { name: y, kind: process.service, process: l, lifecycle: { depends_on: [ p ] } }\n"
-                "  - { name: z, kind: process.service, process: l, lifecycle: { depends_on: [ x ] } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: l, kind: process.lua, source: x }\n"
+        "  - { name: p, kind: process.service, process: l, lifecycle: { depends_on: [ q ] } }\n"
+        "  - { name: q, kind: process.service, process: l, lifecycle: { depends_on: [ p ] } }\n"
+        "  - { name: x, kind: process.service, process: l, lifecycle: { depends_on: [ y, z ] } }\n"
+        "  - { name: y, kind: process.service, process: l, lifecycle: { depends_on: [ p ] } }\n"
+        "  - { name: z, kind: process.service, process: l, lifecycle: { depends_on: [ x ] } }\n",
+        &d);
     assert_int_equal(t_count_diags(&d, "dependency cycle: app:p -> app:q -> app:p"), 1);
     assert_int_equal(t_count_diags(&d, "dependency cycle: app:x -> app:z -> app:x"), 1);
     assert_int_equal(d.n, 2);
@@ -445,10 +465,14 @@ static void test_random_dag_with_planted_cycle(void **state)
     char *yaml = random_dag(2000, 7, &expected_edges);
     /* plant a 3-cycle that also depends on the DAG, and a service behind it */
     text t = {yaml, strlen(yaml), strlen(yaml) + 1};
-    put(&t, "  - { name: c1, kind: process.service, process: p, lifecycle: { depends_on: [ c2, s5 ] } }\n");
-    put(&t, "  - { name: c2, kind: process.service, process: p, lifecycle: { depends_on: [ c3 ] } }\n");
-    put(&t, "  - { name: c3, kind: process.service, process: p, lifecycle: { depends_on: [ c1 ] } }\n");
-    put(&t, "  - { name: s_behind, kind: process.service, process: p, lifecycle: { depends_on: [ c3, s0 ] } }\n");
+    put(&t, "  - { name: c1, kind: process.service, process: p, lifecycle: { depends_on: [ c2, s5 "
+            "] } }\n");
+    put(&t,
+        "  - { name: c2, kind: process.service, process: p, lifecycle: { depends_on: [ c3 ] } }\n");
+    put(&t,
+        "  - { name: c3, kind: process.service, process: p, lifecycle: { depends_on: [ c1 ] } }\n");
+    put(&t, "  - { name: s_behind, kind: process.service, process: p, lifecycle: { depends_on: [ "
+            "c3, s0 ] } }\n");
     sw_diags d;
     t_must_fail(t.s, &d);
     if (d.n != 1) t_print_diags(&d);
@@ -466,7 +490,11 @@ static void test_long_chain(void **state)
     start_app(&t);
     for (size_t i = 2000; i-- > 0;) {
         if (i == 1999) put(&t, "  - { name: s%zu, kind: process.service, process: p }\n", i);
-        else put(&t, "  - { name: s%zu, kind: process.service, process: p, lifecycle: { depends_on: [ s%zu ] } }\n", i, i + 1);
+        else
+            put(&t,
+                "  - { name: s%zu, kind: process.service, process: p, lifecycle: { depends_on: [ "
+                "s%zu ] } }\n",
+                i, i + 1);
     }
     sw_registry *r = t_must_load(t.s);
     assert_int_equal(r->graph.n_levels, 2000);
@@ -492,7 +520,8 @@ static void test_long_registry_entry_chain(void **state)
     sw_registry *r = t_must_load(t.s);
     assert_int_equal(r->graph.n_edges, 1);
     assert_int_equal(level_of(r, "app:s"), 1);
-    assert_non_null(strstr(r->graph.edges[0].why, "config.first via app:c0 field next via app:c1 field next"));
+    assert_non_null(
+        strstr(r->graph.edges[0].why, "config.first via app:c0 field next via app:c1 field next"));
     sw_registry_free(r);
     free(t.s);
 }

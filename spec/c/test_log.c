@@ -68,7 +68,8 @@ static const char *j_number(const char *p)
 {
     if (*p == '-') p++;
     if (*p == '0') p++;
-    else if (isdigit((unsigned char)*p)) while (isdigit((unsigned char)*p)) p++;
+    else if (isdigit((unsigned char)*p))
+        while (isdigit((unsigned char)*p)) p++;
     else return NULL;
     if (*p == '.') {
         p++;
@@ -221,11 +222,26 @@ static const char *strip_ts(const char *line)
     return t + 26;
 }
 
-#define STR(k, v) {.key = (k), .type = SW_LF_STR, .s = (v)}
-#define INT(k, v) {.key = (k), .type = SW_LF_INT, .i = (v)}
-#define NUM(k, v) {.key = (k), .type = SW_LF_NUM, .d = (v)}
-#define BOOL(k, v) {.key = (k), .type = SW_LF_BOOL, .b = (v)}
-#define RAW(k, v) {.key = (k), .type = SW_LF_JSON, .j = (v)}
+#define STR(k, v)                               \
+    {                                           \
+        .key = (k), .type = SW_LF_STR, .s = (v) \
+    }
+#define INT(k, v)                               \
+    {                                           \
+        .key = (k), .type = SW_LF_INT, .i = (v) \
+    }
+#define NUM(k, v)                               \
+    {                                           \
+        .key = (k), .type = SW_LF_NUM, .d = (v) \
+    }
+#define BOOL(k, v)                               \
+    {                                            \
+        .key = (k), .type = SW_LF_BOOL, .b = (v) \
+    }
+#define RAW(k, v)                                \
+    {                                            \
+        .key = (k), .type = SW_LF_JSON, .j = (v) \
+    }
 
 static void expect_text(fixture *fx, const char *want)
 {
@@ -266,33 +282,46 @@ static void test_text_line(void **state)
 static void test_text_values(void **state)
 {
     fixture *fx = open_log(state, false, SW_LOG_DEBUG, false);
-    sw_log_field f[] = {NUM("pi", 3.25),   NUM("tenth", 0.1),       NUM("nan", NAN),  NUM("inf", -INFINITY),
-                        BOOL("ok", true),   BOOL("no", false),      INT("neg", -42),  RAW("obj", J("{\"a\":[1,2]}")),
-                        NUM("whole", 2.0), INT("big", INT64_MAX)};
+    sw_log_field f[] = {
+        NUM("pi", 3.25),   NUM("tenth", 0.1),    NUM("nan", NAN), NUM("inf", -INFINITY),
+        BOOL("ok", true),  BOOL("no", false),    INT("neg", -42), RAW("obj", J("{\"a\":[1,2]}")),
+        NUM("whole", 2.0), INT("big", INT64_MAX)};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, sizeof f / sizeof f[0]);
-    expect_text(fx, "INFO  s  m  pi=3.25 tenth=0.1 nan=nan inf=-inf ok=true no=false neg=-42 obj={\"a\":[1,2]} "
-                    "whole=2 big=9223372036854775807\n");
+    expect_text(
+        fx,
+        "INFO  s  m  pi=3.25 tenth=0.1 nan=nan inf=-inf ok=true no=false neg=-42 obj={\"a\":[1,2]} "
+        "whole=2 big=9223372036854775807\n");
 }
 
 static void test_text_quoting(void **state)
 {
     fixture *fx = open_log(state, false, SW_LOG_DEBUG, false);
-    sw_log_field f[] = {STR("empty", ""),       STR("space", "a b"),      STR("quote", "say \"hi\""),
-                        STR("bs", "C:\\tmp"),   STR("nl", "a\nb\tc"),     STR("eq", "a=b"),
-                        STR("key with space", "v"), STR("utf8", "h\xC3\xA9llo"), STR("ctl", "\x1b[31m"),
-                        STR("bad", "\xFF"),     STR("", "nokey")};
+    sw_log_field f[] = {STR("empty", ""),
+                        STR("space", "a b"),
+                        STR("quote", "say \"hi\""),
+                        STR("bs", "C:\\tmp"),
+                        STR("nl", "a\nb\tc"),
+                        STR("eq", "a=b"),
+                        STR("key with space", "v"),
+                        STR("utf8", "h\xC3\xA9llo"),
+                        STR("ctl", "\x1b[31m"),
+                        STR("bad", "\xFF"),
+                        STR("", "nokey")};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, sizeof f / sizeof f[0]);
-    expect_text(fx, "INFO  s  m  empty=\"\" space=\"a b\" quote=\"say \\\"hi\\\"\" bs=\"C:\\\\tmp\" "
-                    "nl=\"a\\nb\\tc\" eq=\"a=b\" \"key with space\"=v utf8=h\xC3\xA9llo ctl=\"\\x1b[31m\" "
-                    "bad=\"\xEF\xBF\xBD\" \"\"=nokey\n");
+    expect_text(
+        fx, "INFO  s  m  empty=\"\" space=\"a b\" quote=\"say \\\"hi\\\"\" bs=\"C:\\\\tmp\" "
+            "nl=\"a\\nb\\tc\" eq=\"a=b\" \"key with space\"=v utf8=h\xC3\xA9llo ctl=\"\\x1b[31m\" "
+            "bad=\"\xEF\xBF\xBD\" \"\"=nokey\n");
 }
 
 static void test_text_message_escaping(void **state)
 {
     fixture *fx = open_log(state, false, SW_LOG_DEBUG, false);
     /* a forged second line, a terminal escape, a C1 CSI and a stray byte stay on one line */
-    sw_log_write(fx->log, SW_LOG_INFO, "s\nx", "line1\n12:00:00.000 ERROR fake\x1b[2J\xC2\x9B\x80 \"q\" \\", NULL, 0);
-    expect_text(fx, "INFO  s\\nx  line1\\n12:00:00.000 ERROR fake\\x1b[2J\\u009b\xEF\xBF\xBD \"q\" \\\n");
+    sw_log_write(fx->log, SW_LOG_INFO, "s\nx",
+                 "line1\n12:00:00.000 ERROR fake\x1b[2J\xC2\x9B\x80 \"q\" \\", NULL, 0);
+    expect_text(
+        fx, "INFO  s\\nx  line1\\n12:00:00.000 ERROR fake\\x1b[2J\\u009b\xEF\xBF\xBD \"q\" \\\n");
     /* a JSON value is written compact, on one line */
     sw_log_field f[] = {RAW("j", J("{\"a\":\n[1, \"x\\ny\"]}"))};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, 1);
@@ -338,10 +367,13 @@ static void test_levels(void **state)
 static void test_json_line(void **state)
 {
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, true /* ignored in JSON */);
-    sw_log_field f[] = {STR("state", "running"), INT("attempt", 1), STR("reason", "dependency app:x failed")};
+    sw_log_field f[] = {STR("state", "running"), INT("attempt", 1),
+                        STR("reason", "dependency app:x failed")};
     sw_log_write(fx->log, SW_LOG_INFO, "app:db", "service state", f, 3);
-    expect_json(fx, "\"level\":\"info\",\"msg\":\"service state\",\"service\":\"app:db\",\"state\":\"running\","
-                    "\"attempt\":1,\"reason\":\"dependency app:x failed\"}\n");
+    expect_json(
+        fx,
+        "\"level\":\"info\",\"msg\":\"service state\",\"service\":\"app:db\",\"state\":\"running\","
+        "\"attempt\":1,\"reason\":\"dependency app:x failed\"}\n");
     sw_log_write(fx->log, SW_LOG_WARN, NULL, "host", NULL, 0);
     expect_json(fx, "\"level\":\"warn\",\"msg\":\"host\"}\n");
     sw_log_write(fx->log, SW_LOG_DEBUG, "s", "d", NULL, 0);
@@ -353,50 +385,66 @@ static void test_json_line(void **state)
 static void test_json_values(void **state)
 {
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, false);
-    sw_log_field f[] = {NUM("pi", 3.25),    NUM("nan", NAN),        NUM("inf", INFINITY), BOOL("ok", true),
-                        INT("neg", -42),    RAW("obj", J("{\"a\":[1,null]}")), NUM("small", 1e-300),
-                        NUM("whole", 2.0),  RAW("nl", J("[1,\n2]")), RAW("null", NULL)};
+    sw_log_field f[] = {NUM("pi", 3.25),      NUM("nan", NAN),   NUM("inf", INFINITY),
+                        BOOL("ok", true),     INT("neg", -42),   RAW("obj", J("{\"a\":[1,null]}")),
+                        NUM("small", 1e-300), NUM("whole", 2.0), RAW("nl", J("[1,\n2]")),
+                        RAW("null", NULL)};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", f, sizeof f / sizeof f[0]);
-    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"pi\":3.25,\"nan\":null,\"inf\":null,"
-                    "\"ok\":true,\"neg\":-42,\"obj\":{\"a\":[1,null]},\"small\":1e-300,"
-                    "\"whole\":2,\"nl\":[1,2],\"null\":null}\n");
+    expect_json(
+        fx,
+        "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"pi\":3.25,\"nan\":null,\"inf\":null,"
+        "\"ok\":true,\"neg\":-42,\"obj\":{\"a\":[1,null]},\"small\":1e-300,"
+        "\"whole\":2,\"nl\":[1,2],\"null\":null}\n");
     /* the reals of one line share the fewest digits (15 to 17) that read every one of them
      * back: 0.1 alone needs 15, 1/3 16, 0.1 + 0.2 17, so 0.1 beside it is written with 17 too
      * (read back, it is still 0.1) */
     sw_log_field g[] = {NUM("tenth", 0.1), NUM("third", 1.0 / 3), NUM("sum", 0.1 + 0.2)};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 2);
-    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"tenth\":0.1,\"third\":0.3333333333333333}\n");
+    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"tenth\":0.1,\"third\":0."
+                    "3333333333333333}\n");
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 3);
-    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"tenth\":0.10000000000000001,"
-                    "\"third\":0.33333333333333331,\"sum\":0.30000000000000004}\n");
+    expect_json(fx,
+                "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"tenth\":0.10000000000000001,"
+                "\"third\":0.33333333333333331,\"sum\":0.30000000000000004}\n");
 }
 
 static void test_json_escaping(void **state)
 {
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, false);
-    sw_log_field f[] = {STR("s", "q\"b\\n\n\r\t\x01\x1f\x7f"), STR("utf8", "\xC3\xA9\xF0\x9F\x98\x80"),
-                        STR("bad", "a\xFF" "b\xC0\xAF" "c\xED\xA0\x80" "d\xF0\x9F"), STR("k\"ey", "v"),
-                        RAW("rawbad", keep(json_pack("[o]", sw_json_str("\xFE"))))};
+    sw_log_field f[] = {
+        STR("s", "q\"b\\n\n\r\t\x01\x1f\x7f"), STR("utf8", "\xC3\xA9\xF0\x9F\x98\x80"),
+        STR("bad", "a\xFF"
+                   "b\xC0\xAF"
+                   "c\xED\xA0\x80"
+                   "d\xF0\x9F"),
+        STR("k\"ey", "v"), RAW("rawbad", keep(json_pack("[o]", sw_json_str("\xFE"))))};
     sw_log_write(fx->log, SW_LOG_INFO, "s\"", "m\n", f, sizeof f / sizeof f[0]);
-    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\\n\",\"service\":\"s\\\"\","
-                    "\"s\":\"q\\\"b\\\\n\\n\\r\\t\\u0001\\u001F\x7f\",\"utf8\":\"\xC3\xA9\xF0\x9F\x98\x80\","
-                    "\"bad\":\"a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
-                    "d\xEF\xBF\xBD\xEF\xBF\xBD\",\"k\\\"ey\":\"v\",\"rawbad\":[\"\xEF\xBF\xBD\"]}\n");
+    expect_json(
+        fx,
+        "\"level\":\"info\",\"msg\":\"m\\n\",\"service\":\"s\\\"\","
+        "\"s\":\"q\\\"b\\\\n\\n\\r\\t\\u0001\\u001F\x7f\",\"utf8\":\"\xC3\xA9\xF0\x9F\x98\x80\","
+        "\"bad\":\"a\xEF\xBF\xBD"
+        "b\xEF\xBF\xBD\xEF\xBF\xBD"
+        "c\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+        "d\xEF\xBF\xBD\xEF\xBF\xBD\",\"k\\\"ey\":\"v\",\"rawbad\":[\"\xEF\xBF\xBD\"]}\n");
 }
 
 static void test_json_key_collisions(void **state)
 {
     fixture *fx = open_log(state, true, SW_LOG_DEBUG, false);
-    sw_log_field f[] = {STR("msg", "x"), STR("ts", "y"), INT("level", 3), STR("service", "z"), STR("other", "o")};
+    sw_log_field f[] = {STR("msg", "x"), STR("ts", "y"), INT("level", 3), STR("service", "z"),
+                        STR("other", "o")};
     sw_log_write(fx->log, SW_LOG_INFO, NULL, "m", f, 5);
     expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"fields.msg\":\"x\",\"fields.ts\":\"y\","
                     "\"fields.level\":3,\"fields.service\":\"z\",\"other\":\"o\"}\n");
     /* a key given twice (here once through the renaming) is written once: first place, last
      * value; a key that is not UTF-8 is repaired like a value */
-    sw_log_field g[] = {STR("a", "1"), STR("fields.msg", "2"), STR("msg", "3"), INT("a", 4), STR("k\xFF", "v")};
+    sw_log_field g[] = {STR("a", "1"), STR("fields.msg", "2"), STR("msg", "3"), INT("a", 4),
+                        STR("k\xFF", "v")};
     sw_log_write(fx->log, SW_LOG_INFO, "s", "m", g, 5);
-    expect_json(fx, "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"a\":4,\"fields.msg\":\"3\","
-                    "\"k\xEF\xBF\xBD\":\"v\"}\n");
+    expect_json(fx,
+                "\"level\":\"info\",\"msg\":\"m\",\"service\":\"s\",\"a\":4,\"fields.msg\":\"3\","
+                "\"k\xEF\xBF\xBD\":\"v\"}\n");
 }
 
 /* ---- truncation ---- */
@@ -506,7 +554,7 @@ static void test_truncation_text(void **state)
 /* ---- threads ---- */
 
 #define N_THREADS 4
-#define N_LINES 1000
+#define N_LINES   1000
 
 typedef struct writer {
     sw_log *log;
@@ -603,7 +651,8 @@ static void *read_pipe(void *arg)
     char buf[1 << 16];
     ssize_t n;
     while ((n = read(p->rd, buf, sizeof buf)) > 0) {
-        while (p->len + (size_t)n + 1 > p->cap) p->text = realloc(p->text, p->cap = p->cap ? p->cap * 2 : 1 << 16);
+        while (p->len + (size_t)n + 1 > p->cap)
+            p->text = realloc(p->text, p->cap = p->cap ? p->cap * 2 : 1 << 16);
         memcpy(p->text + p->len, buf, (size_t)n);
         p->len += (size_t)n;
     }
@@ -700,7 +749,7 @@ static void drops(bool json)
         sw_log_field f[] = {INT("seq", i), STR("pad", "0123456789012345678901234567890123456789")};
         sw_log_write(log, SW_LOG_INFO, "app:svc", "tick", f, 2);
     }
-    assert_true(seconds() - t0 < 5); /* it would hang for good if a write blocked */
+    assert_true(seconds() - t0 < 5);                 /* it would hang for good if a write blocked */
     assert_false(sw_log_flush(log, 50 * 1000000LL)); /* stuck */
     pipe_read(&p);
     assert_true(sw_log_flush(log, 10 * 1000000000LL));
@@ -714,8 +763,11 @@ static void drops(bool json)
         long seq, dropped;
         if (json && !json_ok(line)) fail_msg("not JSON: %s", line);
         const char *body = json ? strip_ts(line) : strip_time(line);
-        if ((json && sscanf(body, "\"level\":\"warn\",\"msg\":\"%ld log lines dropped\",\"dropped\":%ld}", &gap, &dropped) == 2) ||
-            (!json && sscanf(body, "WARN  -  %ld log lines dropped  dropped=%ld", &gap, &dropped) == 2)) {
+        if ((json &&
+             sscanf(body, "\"level\":\"warn\",\"msg\":\"%ld log lines dropped\",\"dropped\":%ld}",
+                    &gap, &dropped) == 2) ||
+            (!json &&
+             sscanf(body, "WARN  -  %ld log lines dropped  dropped=%ld", &gap, &dropped) == 2)) {
             assert_int_equal(gap, dropped);
             assert_true(gap > 0);
             next += gap;
@@ -778,16 +830,16 @@ typedef struct verdict {
     int64_t wake;
 } verdict;
 
-static verdict check_at(sw_log_limit *l, int64_t t, sw_log_level level, const char *service, const char *msg,
-                        const sw_log_field *f, size_t n)
+static verdict check_at(sw_log_limit *l, int64_t t, sw_log_level level, const char *service,
+                        const char *msg, const sw_log_field *f, size_t n)
 {
     verdict v;
     v.pass = sw_log_limit_check(l, t, level, service, msg, f, n, v.before, &v.n_before, &v.wake);
     return v;
 }
 
-static void expect_summary(verdict *v, sw_log_level level, const char *service, const char *msg, const char *reason,
-                           uint64_t n)
+static void expect_summary(verdict *v, sw_log_level level, const char *service, const char *msg,
+                           const char *reason, uint64_t n)
 {
     assert_int_equal(v->n_before, 1);
     sw_log_summary *s = &v->before[0];
@@ -828,7 +880,8 @@ static void test_limit_rules(void **state)
 {
     (void)state;
     sw_log_limit *l = sw_log_limit_new(3, 1000);
-    sw_log_field f[] = {STR("state", "failed"), INT("attempt", 1), STR("reason", "boom"), NUM("next_attempt", 0)};
+    sw_log_field f[] = {STR("state", "failed"), INT("attempt", 1), STR("reason", "boom"),
+                        NUM("next_attempt", 0)};
     assert_true(sw_log_limit_exempt(l, SW_LOG_INFO));
     assert_false(sw_log_limit_exempt(l, SW_LOG_WARN));
     /* attempt, next_attempt and state differ: still identical */
@@ -855,10 +908,13 @@ static void test_limit_rules(void **state)
     /* app:a storms: its info records get the same budget; other services' do not */
     assert_false(sw_log_limit_exempt(l, SW_LOG_INFO));
     sw_log_field info[] = {STR("state", "starting"), INT("attempt", 9)};
-    for (int i = 0; i < 3; i++) assert_true(check_at(l, 20 + i, SW_LOG_INFO, "app:a", "service state", info, 2).pass);
+    for (int i = 0; i < 3; i++)
+        assert_true(check_at(l, 20 + i, SW_LOG_INFO, "app:a", "service state", info, 2).pass);
     assert_false(check_at(l, 23, SW_LOG_INFO, "app:a", "service state", info, 2).pass);
-    assert_true(check_at(l, 23, SW_LOG_DEBUG, "app:a", "debug", NULL, 0).pass); /* a budget of its own */
-    for (int i = 0; i < 10; i++) assert_true(check_at(l, 24, SW_LOG_INFO, "app:c", "service state", info, 2).pass);
+    assert_true(
+        check_at(l, 23, SW_LOG_DEBUG, "app:a", "debug", NULL, 0).pass); /* a budget of its own */
+    for (int i = 0; i < 10; i++)
+        assert_true(check_at(l, 24, SW_LOG_INFO, "app:c", "service state", info, 2).pass);
     /* a new reason gets through at once, after the summary of the old one */
     f[2].s = "bang";
     v = check_at(l, 30, SW_LOG_WARN, "app:a", "service state", f, 4);
@@ -866,7 +922,8 @@ static void test_limit_rules(void **state)
     expect_summary(&v, SW_LOG_WARN, "app:a", "service state", "boom", 2);
     /* the `error` field counts too; absent and empty differ */
     sw_log_field e1[] = {STR("error", "x")}, e2[] = {STR("error", "y")}, e3[] = {STR("error", "")};
-    for (int i = 0; i < 3; i++) assert_true(check_at(l, 40, SW_LOG_ERROR, "app:d", "process failed", e1, 1).pass);
+    for (int i = 0; i < 3; i++)
+        assert_true(check_at(l, 40, SW_LOG_ERROR, "app:d", "process failed", e1, 1).pass);
     assert_false(check_at(l, 41, SW_LOG_ERROR, "app:d", "process failed", e1, 1).pass);
     v = check_at(l, 42, SW_LOG_ERROR, "app:d", "process failed", e2, 1);
     assert_true(v.pass);
@@ -960,8 +1017,10 @@ static void test_summary_lines(void **state)
     char *one = strndup(line, strlen(line) - 1);
     assert_true(json_ok(one));
     free(one);
-    assert_string_equal(strip_ts(line), "\"level\":\"error\",\"msg\":\"8 similar records suppressed\",\"service\":\"app:x\","
-                                        "\"suppressed\":8,\"message\":\"process failed\",\"error\":\"boom\"}\n");
+    assert_string_equal(
+        strip_ts(line),
+        "\"level\":\"error\",\"msg\":\"8 similar records suppressed\",\"service\":\"app:x\","
+        "\"suppressed\":8,\"message\":\"process failed\",\"error\":\"boom\"}\n");
     reset(fx);
     /* sw_log_flush tells what it has counted at once */
     for (int i = 0; i < 4; i++) {

@@ -16,7 +16,7 @@
 #include "message.h"
 
 typedef struct fixture {
-    lua_State *a, *b;  /* sender, receiver */
+    lua_State *a, *b; /* sender, receiver */
     sw_msgbuf buf;
     char err[256];
 } fixture;
@@ -45,8 +45,7 @@ static int teardown(void **state)
 
 static void run(lua_State *L, const char *code)
 {
-    if (luaL_dostring(L, code) != 0)
-        fail_msg("lua: %s", lua_tostring(L, -1));
+    if (luaL_dostring(L, code) != 0) fail_msg("lua: %s", lua_tostring(L, -1));
 }
 
 /* Deep equality of a value in one state and a value in another (raw, no metatables). */
@@ -55,15 +54,12 @@ static int same(lua_State *A, int ia, lua_State *B, int ib)
     ia = ia < 0 ? lua_gettop(A) + ia + 1 : ia;
     ib = ib < 0 ? lua_gettop(B) + ib + 1 : ib;
     int t = lua_type(A, ia);
-    if (t != lua_type(B, ib))
-        return 0;
+    if (t != lua_type(B, ib)) return 0;
     size_t na, nb;
     const char *sa, *sb;
     switch (t) {
-    case LUA_TNIL:
-        return 1;
-    case LUA_TBOOLEAN:
-        return lua_toboolean(A, ia) == lua_toboolean(B, ib);
+    case LUA_TNIL: return 1;
+    case LUA_TBOOLEAN: return lua_toboolean(A, ia) == lua_toboolean(B, ib);
     case LUA_TNUMBER: {
         double x = lua_tonumber(A, ia), y = lua_tonumber(B, ib);
         return (isnan(x) && isnan(y)) || (x == y && signbit(x) == signbit(y));
@@ -72,10 +68,8 @@ static int same(lua_State *A, int ia, lua_State *B, int ib)
         sa = lua_tolstring(A, ia, &na);
         sb = lua_tolstring(B, ib, &nb);
         return na == nb && memcmp(sa, sb, na) == 0;
-    case LUA_TTABLE:
-        break;
-    default:
-        return 0;
+    case LUA_TTABLE: break;
+    default: return 0;
     }
     int count = 0, ok = 1;
     lua_pushnil(A);
@@ -86,14 +80,9 @@ static int same(lua_State *A, int ia, lua_State *B, int ib)
             sa = lua_tolstring(A, -2, &na);
             lua_pushlstring(B, sa, na);
             break;
-        case LUA_TNUMBER:
-            lua_pushnumber(B, lua_tonumber(A, -2));
-            break;
-        case LUA_TBOOLEAN:
-            lua_pushboolean(B, lua_toboolean(A, -2));
-            break;
-        default:
-            lua_pushnil(B);
+        case LUA_TNUMBER: lua_pushnumber(B, lua_tonumber(A, -2)); break;
+        case LUA_TBOOLEAN: lua_pushboolean(B, lua_toboolean(A, -2)); break;
+        default: lua_pushnil(B);
         }
         lua_rawget(B, ib);
         ok = same(A, -1, B, -1);
@@ -117,14 +106,12 @@ static int roundtrip(fixture *f, int n)
 {
     int top_a = lua_gettop(f->a), top_b = lua_gettop(f->b);
     int rc = sw_msg_encode(f->a, top_a - n + 1, n, SIZE_MAX, &f->buf, f->err, sizeof f->err);
-    if (rc != 0)
-        fail_msg("encode: %s", f->err);
+    if (rc != 0) fail_msg("encode: %s", f->err);
     assert_int_equal(lua_gettop(f->a), top_a);
     int got = sw_msg_decode(f->b, f->buf.data, f->buf.len);
     assert_int_equal(got, n);
     assert_int_equal(lua_gettop(f->b), top_b + n);
-    for (int i = 0; i < n; i++)
-        assert_true(same(f->a, top_a - n + 1 + i, f->b, top_b + 1 + i));
+    for (int i = 0; i < n; i++) assert_true(same(f->a, top_a - n + 1 + i, f->b, top_b + 1 + i));
     return got;
 }
 
@@ -156,9 +143,8 @@ static void test_scalars(void **state)
     lua_getfield(f->a, tbl, "n");
     int n = (int)lua_tonumber(f->a, -1);
     lua_pop(f->a, 1);
-    for (int i = 1; i <= n; i++)
-        lua_rawgeti(f->a, tbl, i);
-    lua_pushnil(f->a);  /* nil travels too */
+    for (int i = 1; i <= n; i++) lua_rawgeti(f->a, tbl, i);
+    lua_pushnil(f->a); /* nil travels too */
     assert_int_equal(roundtrip(f, n + 1), n + 1);
     assert_true(lua_isnil(f->b, -1));
     /* -0.0 keeps its sign, NaN stays NaN, big integers stay exact */
@@ -278,7 +264,8 @@ static void test_depth_limit(void **state)
     char code[200];
     snprintf(code, sizeof code,
              "local function chain(n) local t = {} for i = 2, n do t = {t} end return t end\n"
-             "ok, deep = chain(%d), chain(%d)", SW_MSG_MAX_DEPTH, SW_MSG_MAX_DEPTH + 1);
+             "ok, deep = chain(%d), chain(%d)",
+             SW_MSG_MAX_DEPTH, SW_MSG_MAX_DEPTH + 1);
     run(f->a, code);
     lua_getglobal(f->a, "ok");
     roundtrip(f, 1);
@@ -366,7 +353,7 @@ static void test_truncated(void **state)
     rich(f);
     lua_pushstring(f->b, "sentinel");
     for (size_t len = 0; len < f->buf.len; len++) {
-        unsigned char *copy = malloc(len ? len : 1);  /* exact size: ASan sees overreads */
+        unsigned char *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
         memcpy(copy, f->buf.data, len);
         assert_int_equal(sw_msg_decode(f->b, copy, len), -1);
         assert_int_equal(lua_gettop(f->b), 1);
@@ -405,23 +392,26 @@ static void test_random_corruption(void **state)
         lua_settop(f->b, 0);
     }
     free(copy);
-    assert_true(ok > 0);  /* some flips (inside strings) still decode */
+    assert_true(ok > 0); /* some flips (inside strings) still decode */
 }
 
 static void test_crafted(void **state)
 {
     fixture *f = *state;
-    const unsigned char v = 0xA1;  /* format version */
-    struct { unsigned char bytes[24]; size_t len; } cases[] = {
-        {{0x00}, 1},                                       /* wrong version */
-        {{v}, 1},                                          /* no count */
-        {{v, 0x02, 0x00}, 3},                              /* count 2, one value */
-        {{v, 0x01, 0x00, 0x00}, 4},                        /* trailing byte */
+    const unsigned char v = 0xA1; /* format version */
+    struct {
+        unsigned char bytes[24];
+        size_t len;
+    } cases[] = {
+        {{0x00}, 1},                /* wrong version */
+        {{v}, 1},                   /* no count */
+        {{v, 0x02, 0x00}, 3},       /* count 2, one value */
+        {{v, 0x01, 0x00, 0x00}, 4}, /* trailing byte */
         {{v, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 12},
-        {{v, 0x01, 0x07}, 3},                              /* unknown tag */
-        {{v, 0x01, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f, 'a'}, 9},  /* string past the end */
-        {{v, 0x01, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 11},  /* huge table */
-        {{v, 0x01, 0x06, 0, 0, 0, 0, 1, 0, 0, 0, 0x00, 0x81}, 13},  /* nil key */
+        {{v, 0x01, 0x07}, 3},                                    /* unknown tag */
+        {{v, 0x01, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f, 'a'}, 9}, /* string past the end */
+        {{v, 0x01, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 11}, /* huge table */
+        {{v, 0x01, 0x06, 0, 0, 0, 0, 1, 0, 0, 0, 0x00, 0x81}, 13},             /* nil key */
         {{v, 0x01, 0x06, 0, 0, 0, 0, 1, 0, 0, 0, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0x81}, 21},
         {{v, 0x01, 0x06, 0, 0, 0, 0, 1, 0, 0, 0, 0x03, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f, 0x81}, 21},
         {{v, 0x01, 0x04, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, 14},
@@ -432,8 +422,8 @@ static void test_crafted(void **state)
         assert_int_equal(lua_gettop(f->b), 0);
     }
     /* the NaN key case is well formed once the key is a number: {[1.0] = 1} */
-    unsigned char okkey[] = {v, 0x01, 0x06, 0, 0, 0, 0, 1, 0, 0, 0,
-                             0x03, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x81};
+    unsigned char okkey[] = {v,    0x01, 0x06, 0, 0, 0, 0, 1,    0,    0,   0,
+                             0x03, 0,    0,    0, 0, 0, 0, 0xf0, 0x3f, 0x81};
     assert_int_equal(sw_msg_decode(f->b, okkey, sizeof okkey), 1);
     lua_rawgeti(f->b, -1, 1);
     assert_int_equal(lua_tonumber(f->b, -1), 1);
@@ -446,7 +436,7 @@ static void test_crafted(void **state)
     for (int i = 0; i <= SW_MSG_MAX_DEPTH; i++) {
         unsigned char *t = deep + 2 + i * 9;
         t[0] = 0x06;
-        t[1] = i < SW_MSG_MAX_DEPTH;  /* one array item, except the innermost table */
+        t[1] = i < SW_MSG_MAX_DEPTH; /* one array item, except the innermost table */
     }
     assert_int_equal(sw_msg_decode(f->b, deep, n), -1);
     assert_int_equal(lua_gettop(f->b), 0);
@@ -454,7 +444,9 @@ static void test_crafted(void **state)
 }
 
 /* An allocator with a byte budget, to make decode run out of memory. */
-typedef struct budget { size_t used, limit; } budget;
+typedef struct budget {
+    size_t used, limit;
+} budget;
 
 static void *budget_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -464,15 +456,16 @@ static void *budget_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         free(ptr);
         return NULL;
     }
-    if (nsize > osize && b->used + (nsize - osize) > b->limit)
-        return NULL;
+    if (nsize > osize && b->used + (nsize - osize) > b->limit) return NULL;
     void *p = realloc(ptr, nsize);
-    if (p)
-        b->used = b->used - osize + nsize;
+    if (p) b->used = b->used - osize + nsize;
     return p;
 }
 
-typedef struct pdecode { const sw_msgbuf *buf; int got; } pdecode;
+typedef struct pdecode {
+    const sw_msgbuf *buf;
+    int got;
+} pdecode;
 
 static int decode_cf(lua_State *L)
 {
@@ -488,9 +481,8 @@ static void test_decode_out_of_memory(void **state)
     assert_int_equal(sw_msg_encode(f->a, -1, 1, SIZE_MAX, &f->buf, f->err, sizeof f->err), 0);
     budget b = {0, SIZE_MAX};
     lua_State *L = lua_newstate(budget_alloc, &b);
-    if (!L)
-        skip();  /* a non-GC64 LuaJIT on x64 refuses custom allocators */
-    b.limit = b.used + 64 * 1024;  /* far too little for 2000 tables */
+    if (!L) skip();               /* a non-GC64 LuaJIT on x64 refuses custom allocators */
+    b.limit = b.used + 64 * 1024; /* far too little for 2000 tables */
     pdecode p = {&f->buf, 0};
     assert_int_equal(lua_cpcall(L, decode_cf, &p), LUA_ERRMEM);
     lua_settop(L, 0);

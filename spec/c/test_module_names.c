@@ -24,7 +24,8 @@ static void test_installed_modules_are_reserved(void **state)
     (void)state;
     for (const sw_vm_lib *l = sw_api_libs; l->name; l++) {
         if (strcmp(l->name, "require") == 0) continue; /* a global function, not a module */
-        if (!listed(sw_host_module_names, l->name)) fail_msg("host module %s is not reserved", l->name);
+        if (!listed(sw_host_module_names, l->name))
+            fail_msg("host module %s is not reserved", l->name);
     }
 }
 
@@ -35,7 +36,8 @@ static void test_reserved_names_are_reachable(void **state)
     static const char *const builtin[] = {"string", "table", "math", "bit", "coroutine", NULL};
     for (const char *const *m = sw_host_module_names; *m; m++) {
         bool host = false;
-        for (const sw_vm_lib *l = sw_api_libs; l->name && !host; l++) host = strcmp(l->name, *m) == 0;
+        for (const sw_vm_lib *l = sw_api_libs; l->name && !host; l++)
+            host = strcmp(l->name, *m) == 0;
         if (!host && !listed(builtin, *m)) fail_msg("reserved name %s names no module", *m);
     }
 }

@@ -26,9 +26,20 @@ static void test_round_trip(void **state)
 static void test_refuses_malformed(void **state)
 {
     (void)state;
-    const char *bad[] = {"", "host|0x", "host|0x 12", "host|0x-1", "host|0x+1", "host|0x0x12", "host|0x12g",
-                         "host|0x12 ", "host|1", "Host|0x1", "host|0x11112222333344445", "name"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) assert_int_equal(sw_pid_parse(bad[i]), 0);
+    const char *bad[] = {"",
+                         "host|0x",
+                         "host|0x 12",
+                         "host|0x-1",
+                         "host|0x+1",
+                         "host|0x0x12",
+                         "host|0x12g",
+                         "host|0x12 ",
+                         "host|1",
+                         "Host|0x1",
+                         "host|0x11112222333344445",
+                         "name"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(sw_pid_parse(bad[i]), 0);
 }
 
 int main(void)

@@ -35,19 +35,21 @@ static void print_edges(const sw_registry *r)
 {
     const sw_graph *g = &r->graph;
     for (size_t k = 0; k < g->n_edges; k++)
-        print_message("  edge %s -> %s (%s)\n", g->services[g->edges[k].from]->id, g->services[g->edges[k].to]->id,
-                      g->edges[k].why);
+        print_message("  edge %s -> %s (%s)\n", g->services[g->edges[k].from]->id,
+                      g->services[g->edges[k].to]->id, g->edges[k].why);
 }
 
 /* Asserts the edge exists and, when why is given, that it came from that field path. */
-static const sw_edge *need_edge(const sw_registry *r, const char *from, const char *to, const char *why)
+static const sw_edge *need_edge(const sw_registry *r, const char *from, const char *to,
+                                const char *why)
 {
     const sw_edge *e = find_edge(r, from, to);
     if (!e) {
         print_edges(r);
         fail_msg("no edge %s -> %s", from, to);
     }
-    if (why && strcmp(e->why, why) != 0) fail_msg("edge %s -> %s: why \"%s\", expected \"%s\"", from, to, e->why, why);
+    if (why && strcmp(e->why, why) != 0)
+        fail_msg("edge %s -> %s: why \"%s\", expected \"%s\"", from, to, e->why, why);
     return e;
 }
 
@@ -101,7 +103,8 @@ static void test_relative_references(void **state)
     assert_string_equal(web->lifecycle.depends_on.v[0].id, "app.web:local");
     assert_string_equal(web->lifecycle.depends_on.v[1].id, "app.db:main");
     assert_string_equal(t_get(r, "app.web:g")->as.group.children.v[0].id, "app.web:web");
-    assert_string_equal(t_get(r, "app.web:worker")->as.process_lua.imports.v[0].library.id, "app.web:util");
+    assert_string_equal(t_get(r, "app.web:worker")->as.process_lua.imports.v[0].library.id,
+                        "app.web:util");
     /* same name, other namespace: each service uses its own worker */
     assert_ptr_equal(t_get(r, "app.db:main")->as.service.process.target, t_get(r, "app.db:worker"));
     need_edge(r, "app.web:web", "app.web:local", "lifecycle.depends_on[0]");
@@ -144,13 +147,14 @@ static void test_id_deep_in_config(void **state)
 static void test_config_top_level_list_and_scalar(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: c, kind: process.service, process: p }\n"
-                                 "  - { name: s1, kind: process.service, process: p, config: app:db }\n"
-                                 "  - { name: s2, kind: process.service, process: p, config: [ [ app:c ] ] }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: db, kind: process.service, process: p }\n"
+                    "  - { name: c, kind: process.service, process: p }\n"
+                    "  - { name: s1, kind: process.service, process: p, config: app:db }\n"
+                    "  - { name: s2, kind: process.service, process: p, config: [ [ app:c ] ] }\n");
     need_edge(r, "app:s1", "app:db", "config");
     need_edge(r, "app:s2", "app:c", "config[0][0]");
     sw_registry_free(r);
@@ -159,22 +163,23 @@ static void test_config_top_level_list_and_scalar(void **state)
 static void test_non_ids_are_not_references(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - name: s\n"
-                                 "    kind: process.service\n"
-                                 "    process: p\n"
-                                 "    config:\n"
-                                 "      missing: app:nothing\n"       /* looks like an id, names nothing */
-                                 "      prefix: \"app:db \"\n"         /* not equal */
-                                 "      upper: APP:DB\n"
-                                 "      url: \"postgres://app:db@host\"\n"
-                                 "      bare: db\n"                   /* no colon: never a reference in config */
-                                 "      list: [ db, s, p ]\n"
-                                 "      num: 5\n"
-                                 "      flag: true\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: db, kind: process.service, process: p }\n"
+                    "  - name: s\n"
+                    "    kind: process.service\n"
+                    "    process: p\n"
+                    "    config:\n"
+                    "      missing: app:nothing\n" /* looks like an id, names nothing */
+                    "      prefix: \"app:db \"\n"  /* not equal */
+                    "      upper: APP:DB\n"
+                    "      url: \"postgres://app:db@host\"\n"
+                    "      bare: db\n" /* no colon: never a reference in config */
+                    "      list: [ db, s, p ]\n"
+                    "      num: 5\n"
+                    "      flag: true\n");
     no_edge(r, "app:s", "app:db");
     assert_int_equal(out_degree(r, "app:s"), 0);
     assert_int_equal(r->graph.n_edges, 0);
@@ -188,9 +193,11 @@ static void test_ids_of_unordered_kinds_create_no_edge(void **state)
                                  "entries:\n"
                                  "  - { name: p, kind: process.lua, source: x }\n"
                                  "  - { name: h, kind: process.host }\n"
-                                 "  - { name: pol, kind: security.policy, policy: { actions: \"*\", resources: \"*\", effect: allow } }\n"
+                                 "  - { name: pol, kind: security.policy, policy: { actions: "
+                                 "\"*\", resources: \"*\", effect: allow } }\n"
                                  "  - { name: db, kind: process.service, process: p, host: h }\n"
-                                 "  - { name: s, kind: process.service, process: p, host: app:h, config: { h: app:h, pol: app:pol, p: app:p } }\n");
+                                 "  - { name: s, kind: process.service, process: p, host: app:h, "
+                                 "config: { h: app:h, pol: app:pol, p: app:p } }\n");
     assert_int_equal(r->graph.n_edges, 0);
     sw_registry_free(r);
 }
@@ -200,15 +207,18 @@ static void test_ids_of_unordered_kinds_create_no_edge(void **state)
 static void test_transitive_through_registry_entries(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: cfg1, kind: registry.entry, next: app:cfg2 }\n"
-                                 "  - { name: cfg2, kind: registry.entry, deep: { list: [ x, { svc: app:db } ] } }\n"
-                                 "  - { name: s, kind: process.service, process: p, config: { settings: app:cfg1 } }\n"
-                                 "  - { name: t, kind: process.service, process: p, lifecycle: { depends_on: [ cfg2 ] } }\n");
-    need_edge(r, "app:s", "app:db", "config.settings via app:cfg1 field next via app:cfg2 field deep.list[1].svc");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: db, kind: process.service, process: p }\n"
+        "  - { name: cfg1, kind: registry.entry, next: app:cfg2 }\n"
+        "  - { name: cfg2, kind: registry.entry, deep: { list: [ x, { svc: app:db } ] } }\n"
+        "  - { name: s, kind: process.service, process: p, config: { settings: app:cfg1 } }\n"
+        "  - { name: t, kind: process.service, process: p, lifecycle: { depends_on: [ cfg2 ] } "
+        "}\n");
+    need_edge(r, "app:s", "app:db",
+              "config.settings via app:cfg1 field next via app:cfg2 field deep.list[1].svc");
     need_edge(r, "app:t", "app:db", "lifecycle.depends_on[0] via app:cfg2 field deep.list[1].svc");
     assert_int_equal(out_degree(r, "app:s"), 1);
     assert_int_equal(r->graph.level[sw_graph_index(&r->graph, t_get(r, "app:s"))], 1);
@@ -222,15 +232,16 @@ static void test_transitive_through_registry_entries(void **state)
 static void test_lua_imports_chain_orders_nothing(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: lib2, kind: library.lua, source: \"return 'app:db'\" }\n"
-                                 "  - { name: lib1, kind: library.lua, source: x, imports: { two: lib2 } }\n"
-                                 "  - { name: worker, kind: process.lua, source: x, imports: { one: lib1 } }\n"
-                                 "  - { name: plain, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: plain }\n"
-                                 "  - { name: s, kind: process.service, process: worker }\n"
-                                 "  - { name: t, kind: process.service, process: plain, config: { job: app:worker } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: lib2, kind: library.lua, source: \"return 'app:db'\" }\n"
+        "  - { name: lib1, kind: library.lua, source: x, imports: { two: lib2 } }\n"
+        "  - { name: worker, kind: process.lua, source: x, imports: { one: lib1 } }\n"
+        "  - { name: plain, kind: process.lua, source: x }\n"
+        "  - { name: db, kind: process.service, process: plain }\n"
+        "  - { name: s, kind: process.service, process: worker }\n"
+        "  - { name: t, kind: process.service, process: plain, config: { job: app:worker } }\n");
     /* inline source is never scanned: 'app:db' inside lib2's code orders nothing */
     no_edge(r, "app:s", "app:db");
     no_edge(r, "app:t", "app:db");
@@ -241,12 +252,13 @@ static void test_lua_imports_chain_orders_nothing(void **state)
 static void test_import_loop_does_not_hang(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: a, kind: library.lua, source: x, imports: { b: b } }\n"
-                                 "  - { name: b, kind: library.lua, source: x, imports: { a: a } }\n"
-                                 "  - { name: w, kind: process.lua, source: x, imports: { a: a } }\n"
-                                 "  - { name: s, kind: process.service, process: w }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: a, kind: library.lua, source: x, imports: { b: b } }\n"
+                    "  - { name: b, kind: library.lua, source: x, imports: { a: a } }\n"
+                    "  - { name: w, kind: process.lua, source: x, imports: { a: a } }\n"
+                    "  - { name: s, kind: process.service, process: w }\n");
     assert_int_equal(r->graph.n_edges, 0);
     sw_registry_free(r);
 }
@@ -254,14 +266,15 @@ static void test_import_loop_does_not_hang(void **state)
 static void test_reference_loop_among_entries_does_not_hang(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: c1, kind: registry.entry, next: app:c2, svc: app:db }\n"
-                                 "  - { name: c2, kind: registry.entry, next: app:c3 }\n"
-                                 "  - { name: c3, kind: registry.entry, back: app:c1, self: app:c3 }\n"
-                                 "  - { name: s, kind: process.service, process: p, config: { start: app:c1 } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: db, kind: process.service, process: p }\n"
+        "  - { name: c1, kind: registry.entry, next: app:c2, svc: app:db }\n"
+        "  - { name: c2, kind: registry.entry, next: app:c3 }\n"
+        "  - { name: c3, kind: registry.entry, back: app:c1, self: app:c3 }\n"
+        "  - { name: s, kind: process.service, process: p, config: { start: app:c1 } }\n");
     need_edge(r, "app:s", "app:db", "config.start via app:c1 field svc");
     assert_int_equal(out_degree(r, "app:s"), 1);
     sw_registry_free(r);
@@ -273,14 +286,15 @@ static void test_loop_members_all_lead_to_service_entered_first(void **state)
 {
     (void)state;
     /* s0 (scanned first) enters the loop at cfg1, which itself references db */
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: s0, kind: process.service, process: p, config: { c: app:cfg2 } }\n"
-                                 "  - { name: s1, kind: process.service, process: p, config: { c: app:cfg1 } }\n"
-                                 "  - { name: cfg1, kind: registry.entry, a: app:cfg2, b: app:db }\n"
-                                 "  - { name: cfg2, kind: registry.entry, a: app:cfg1 }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: db, kind: process.service, process: p }\n"
+                    "  - { name: s0, kind: process.service, process: p, config: { c: app:cfg2 } }\n"
+                    "  - { name: s1, kind: process.service, process: p, config: { c: app:cfg1 } }\n"
+                    "  - { name: cfg1, kind: registry.entry, a: app:cfg2, b: app:db }\n"
+                    "  - { name: cfg2, kind: registry.entry, a: app:cfg1 }\n");
     need_edge(r, "app:s0", "app:db", NULL);
     need_edge(r, "app:s1", "app:db", NULL);
     sw_registry_free(r);
@@ -295,14 +309,15 @@ static void test_loop_members_all_lead_to_service_entered_first(void **state)
 static void test_loop_entered_elsewhere_keeps_transitive_deps(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: s0, kind: process.service, process: p, config: { c: app:cfg1 } }\n"
-                                 "  - { name: s1, kind: process.service, process: p, config: { c: app:cfg2 } }\n"
-                                 "  - { name: cfg1, kind: registry.entry, a: app:cfg2, b: app:db }\n"
-                                 "  - { name: cfg2, kind: registry.entry, a: app:cfg1 }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: db, kind: process.service, process: p }\n"
+                    "  - { name: s0, kind: process.service, process: p, config: { c: app:cfg1 } }\n"
+                    "  - { name: s1, kind: process.service, process: p, config: { c: app:cfg2 } }\n"
+                    "  - { name: cfg1, kind: registry.entry, a: app:cfg2, b: app:db }\n"
+                    "  - { name: cfg2, kind: registry.entry, a: app:cfg1 }\n");
     need_edge(r, "app:s0", "app:db", "config.c via app:cfg1 field b");
     need_edge(r, "app:s1", "app:db", "config.c via app:cfg2 field a via app:cfg1 field b");
     sw_registry_free(r);
@@ -312,12 +327,13 @@ static void test_service_to_service_reference_is_not_transitive(void **state)
 {
     (void)state;
     /* a referenced service is a dependency itself; its own dependencies are its business */
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: api, kind: process.service, process: p, config: { d: app:db } }\n"
-                                 "  - { name: web, kind: process.service, process: p, config: { a: app:api } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: db, kind: process.service, process: p }\n"
+        "  - { name: api, kind: process.service, process: p, config: { d: app:db } }\n"
+        "  - { name: web, kind: process.service, process: p, config: { a: app:api } }\n");
     need_edge(r, "app:web", "app:api", "config.a");
     no_edge(r, "app:web", "app:db");
     const sw_graph *g = &r->graph;
@@ -332,16 +348,18 @@ static void test_service_to_service_reference_is_not_transitive(void **state)
 static void test_group_reference_expands_to_members(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: m1, kind: process.service, process: p }\n"
-                                 "  - { name: m2, kind: process.service, process: p }\n"
-                                 "  - { name: i1, kind: process.service, process: p }\n"
-                                 "  - { name: inner, kind: service.group, children: [ i1 ] }\n"
-                                 "  - { name: g, kind: service.group, children: [ m1, m2, inner ] }\n"
-                                 "  - { name: u, kind: process.service, process: p, config: { grp: app:g } }\n"
-                                 "  - { name: v, kind: process.service, process: p, lifecycle: { depends_on: [ inner ] } }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: m1, kind: process.service, process: p }\n"
+                    "  - { name: m2, kind: process.service, process: p }\n"
+                    "  - { name: i1, kind: process.service, process: p }\n"
+                    "  - { name: inner, kind: service.group, children: [ i1 ] }\n"
+                    "  - { name: g, kind: service.group, children: [ m1, m2, inner ] }\n"
+                    "  - { name: u, kind: process.service, process: p, config: { grp: app:g } }\n"
+                    "  - { name: v, kind: process.service, process: p, lifecycle: { depends_on: [ "
+                    "inner ] } }\n");
     need_edge(r, "app:u", "app:m1", "config.grp via group app:g");
     need_edge(r, "app:u", "app:m2", "config.grp via group app:g");
     need_edge(r, "app:u", "app:i1", "config.grp via group app:g via group app:inner");
@@ -361,8 +379,10 @@ static void test_group_depends_on_applies_to_children(void **state)
                                  "  - { name: cache, kind: process.service, process: p }\n"
                                  "  - { name: i1, kind: process.service, process: p }\n"
                                  "  - { name: o1, kind: process.service, process: p }\n"
-                                 "  - { name: inner, kind: service.group, children: [ i1 ], lifecycle: { depends_on: [ cache ] } }\n"
-                                 "  - { name: outer, kind: service.group, children: [ o1, inner ], lifecycle: { depends_on: db } }\n");
+                                 "  - { name: inner, kind: service.group, children: [ i1 ], "
+                                 "lifecycle: { depends_on: [ cache ] } }\n"
+                                 "  - { name: outer, kind: service.group, children: [ o1, inner ], "
+                                 "lifecycle: { depends_on: db } }\n");
     need_edge(r, "app:o1", "app:db", "group app:outer lifecycle.depends_on[0]");
     need_edge(r, "app:i1", "app:cache", "group app:inner lifecycle.depends_on[0]");
     need_edge(r, "app:i1", "app:db", "group app:outer lifecycle.depends_on[0]");
@@ -377,12 +397,13 @@ static void test_group_depends_on_applies_to_children(void **state)
 static void test_member_referencing_own_group(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: a, kind: process.service, process: p }\n"
-                                 "  - { name: b, kind: process.service, process: p, config: { team: app:g } }\n"
-                                 "  - { name: g, kind: service.group, children: [ a, b ] }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: a, kind: process.service, process: p }\n"
+                    "  - { name: b, kind: process.service, process: p, config: { team: app:g } }\n"
+                    "  - { name: g, kind: service.group, children: [ a, b ] }\n");
     need_edge(r, "app:b", "app:a", "config.team via group app:g");
     assert_int_equal(out_degree(r, "app:b"), 1);
     sw_registry_free(r);
@@ -424,12 +445,13 @@ static void test_self_containing_group_referenced_fails_cleanly(void **state)
 {
     (void)state;
     size_t n = 0;
-    int status = load_in_child("namespace: app\n"
-                               "entries:\n"
-                               "  - { name: p, kind: process.lua, source: x }\n"
-                               "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ g ] } }\n"
-                               "  - { name: g, kind: service.group, children: [ g ] }\n",
-                               10, &n);
+    int status = load_in_child(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ g ] } }\n"
+        "  - { name: g, kind: service.group, children: [ g ] }\n",
+        10, &n);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_true(n >= 1);
@@ -479,7 +501,8 @@ static void test_meta_and_security_not_ordered(void **state)
                                  "entries:\n"
                                  "  - { name: p, kind: process.lua, source: x }\n"
                                  "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: pol, kind: security.policy, policy: { actions: \"*\", resources: \"*\", effect: allow }, groups: [ ops ] }\n"
+                                 "  - { name: pol, kind: security.policy, policy: { actions: "
+                                 "\"*\", resources: \"*\", effect: allow }, groups: [ ops ] }\n"
                                  "  - { name: cfg, kind: registry.entry, meta: { uses: app:db } }\n"
                                  "  - name: s\n"
                                  "    kind: process.service\n"
@@ -504,7 +527,8 @@ static void test_implicit_self_reference_ignored(void **state)
                                  "entries:\n"
                                  "  - { name: p, kind: process.lua, source: x }\n"
                                  "  - { name: back, kind: registry.entry, svc: app:s }\n"
-                                 "  - { name: s, kind: process.service, process: p, input: [ app:s ], config: { me: app:s, via: app:back } }\n");
+                                 "  - { name: s, kind: process.service, process: p, input: [ app:s "
+                                 "], config: { me: app:s, via: app:back } }\n");
     assert_int_equal(out_degree(r, "app:s"), 0);
     assert_int_equal(r->graph.level[sw_graph_index(&r->graph, t_get(r, "app:s"))], 0);
     sw_registry_free(r);
@@ -514,11 +538,12 @@ static void test_explicit_self_dependency_is_a_cycle(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x }\n"
-                "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ s ] } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x }\n"
+        "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ s ] } }\n",
+        &d);
     assert_int_equal(d.n, 1);
     assert_string_equal(d.v[0].msg, "dependency cycle: app:s -> app:s");
     assert_string_equal(d.v[0].entry, "app:s");
@@ -553,7 +578,8 @@ static void test_depends_on_unknown_id_is_an_error(void **state)
                 "entries:\n"
                 "  - { name: p, kind: process.lua, source: x }\n"
                 "  - { name: h, kind: process.host }\n"
-                "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ nope, other:x, h ] } }\n",
+                "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [ "
+                "nope, other:x, h ] } }\n",
                 &d);
     assert_int_equal(d.n, 3);
     t_msg_has(t_need_field(&d, "app:s", "lifecycle.depends_on[0]"), "app:nope");

@@ -37,7 +37,7 @@ static void test_oldest_leaving_the_period_makes_room(void **st)
     sw_window w = {0};
     assert_false(sw_window_add(&w, 2, 1000 * MS, 0));
     assert_false(sw_window_add(&w, 2, 1000 * MS, 900 * MS));
-    assert_true(sw_window_add(&w, 2, 1000 * MS, 999 * MS));  /* 0, 900, 999: three within 1s */
+    assert_true(sw_window_add(&w, 2, 1000 * MS, 999 * MS));   /* 0, 900, 999: three within 1s */
     assert_false(sw_window_add(&w, 2, 1000 * MS, 1000 * MS)); /* 0 has left: 900, 1000 */
     assert_true(sw_window_add(&w, 2, 1000 * MS, 1500 * MS));
     sw_window_free(&w);

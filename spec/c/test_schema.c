@@ -19,7 +19,7 @@
 #include "units.h"
 
 #define MS SW_NS_PER_MS
-#define S SW_NS_PER_S
+#define S  SW_NS_PER_S
 
 static const char *meta_str(const sw_node *meta, const char *key)
 {
@@ -134,23 +134,25 @@ static void test_service_lifecycle_explicit(void **state)
 static void test_explicit_zeros_honoured(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
-                                 "  - name: s\n"
-                                 "    kind: process.service\n"
-                                 "    process: p\n"
-                                 "    lifecycle:\n"
-                                 "      auto_start: false\n"
-                                 "      start_timeout: \"0s\"\n"
-                                 "      stop_timeout: 0\n"
-                                 "      stable_threshold: 0ms\n"
-                                 "      restart: { policy: never, initial_delay: 0, max_delay: 0, jitter: 0, max_attempts: 0 }\n"
-                                 "  - name: g\n"
-                                 "    kind: service.group\n"
-                                 "    children: [ s ]\n"
-                                 "    intensity: 0\n"
-                                 "    lifecycle: { restart: { jitter: 0.0, initial_delay: \"0\" } }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
+                    "  - name: s\n"
+                    "    kind: process.service\n"
+                    "    process: p\n"
+                    "    lifecycle:\n"
+                    "      auto_start: false\n"
+                    "      start_timeout: \"0s\"\n"
+                    "      stop_timeout: 0\n"
+                    "      stable_threshold: 0ms\n"
+                    "      restart: { policy: never, initial_delay: 0, max_delay: 0, jitter: 0, "
+                    "max_attempts: 0 }\n"
+                    "  - name: g\n"
+                    "    kind: service.group\n"
+                    "    children: [ s ]\n"
+                    "    intensity: 0\n"
+                    "    lifecycle: { restart: { jitter: 0.0, initial_delay: \"0\" } }\n");
     const sw_lifecycle *lc = &t_get(r, "app:s")->as.service.lifecycle;
     assert_int_equal(lc->start_timeout_ns, 0);
     assert_int_equal(lc->stop_timeout_ns, 0);
@@ -173,11 +175,12 @@ static void test_explicit_zeros_honoured(void **state)
 static void test_empty_lifecycle_keeps_defaults(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
-                                 "  - { name: s, kind: process.service, process: p, lifecycle: }\n"
-                                 "  - { name: t, kind: process.service, process: p, lifecycle: { restart: {} } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
+        "  - { name: s, kind: process.service, process: p, lifecycle: }\n"
+        "  - { name: t, kind: process.service, process: p, lifecycle: { restart: {} } }\n");
     assert_int_equal(t_get(r, "app:s")->as.service.lifecycle.stop_timeout_ns, 10 * S);
     assert_int_equal(t_get(r, "app:t")->as.service.lifecycle.restart.max_delay_ns, 90 * S);
     sw_registry_free(r);
@@ -186,11 +189,12 @@ static void test_empty_lifecycle_keeps_defaults(void **state)
 static void test_requires_is_depends_on(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
-                                 "  - { name: db, kind: process.service, process: p }\n"
-                                 "  - { name: s, kind: process.service, process: p, lifecycle: { requires: db } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
+        "  - { name: db, kind: process.service, process: p }\n"
+        "  - { name: s, kind: process.service, process: p, lifecycle: { requires: db } }\n");
     const sw_lifecycle *lc = &t_get(r, "app:s")->as.service.lifecycle;
     assert_int_equal(lc->depends_on.n, 1);
     assert_string_equal(lc->depends_on.v[0].id, "app:db");
@@ -201,7 +205,8 @@ static void test_requires_is_depends_on(void **state)
                 "entries:\n"
                 "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
                 "  - { name: db, kind: process.service, process: p }\n"
-                "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [db], requires: [db] } }\n",
+                "  - { name: s, kind: process.service, process: p, lifecycle: { depends_on: [db], "
+                "requires: [db] } }\n",
                 &d);
     const sw_diag *e = t_need_diag(&d, "are the same field");
     assert_string_equal(e->entry, "app:s");
@@ -224,7 +229,8 @@ static void test_service_value_errors(void **state)
                 "      start_timeout: -1\n"
                 "      stop_timeout: 10 s\n"
                 "      ready: later\n"
-                "      restart: { backoff_factor: 0.5, jitter: 1.5, max_attempts: -1, initial_delay: [1] }\n",
+                "      restart: { backoff_factor: 0.5, jitter: 1.5, max_attempts: -1, "
+                "initial_delay: [1] }\n",
                 &d);
     assert_int_equal(d.n, 9);
     t_msg_has(t_need_field(&d, "app:s", "input"), "list");
@@ -274,19 +280,20 @@ static void test_group_defaults(void **state)
 static void test_group_explicit_and_nested(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
-                                 "  - { name: a, kind: process.service, process: p }\n"
-                                 "  - { name: b, kind: process.service, process: p }\n"
-                                 "  - { name: inner, kind: service.group, strategy: rest_for_one, children: [ b ] }\n"
-                                 "  - name: outer\n"
-                                 "    kind: service.group\n"
-                                 "    strategy: one_for_all\n"
-                                 "    intensity: 10\n"
-                                 "    period: 30s\n"
-                                 "    children: [ a, inner ]\n"
-                                 "    lifecycle: { auto_start: true }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
+        "  - { name: a, kind: process.service, process: p }\n"
+        "  - { name: b, kind: process.service, process: p }\n"
+        "  - { name: inner, kind: service.group, strategy: rest_for_one, children: [ b ] }\n"
+        "  - name: outer\n"
+        "    kind: service.group\n"
+        "    strategy: one_for_all\n"
+        "    intensity: 10\n"
+        "    period: 30s\n"
+        "    children: [ a, inner ]\n"
+        "    lifecycle: { auto_start: true }\n");
     const sw_group *outer = &t_get(r, "app:outer")->as.group;
     assert_int_equal(outer->strategy, SW_ONE_FOR_ALL);
     assert_int_equal(outer->intensity, 10);
@@ -309,7 +316,8 @@ static void test_group_errors(void **state)
                 "  - { name: g1, kind: service.group, children: [ a ] }\n"
                 "  - { name: g2, kind: service.group, children: [ a ] }\n"
                 "  - { name: g3, kind: service.group, children: [] }\n"
-                "  - { name: g4, kind: service.group, children: [ p ], strategy: one_for_none, period: 0 }\n"
+                "  - { name: g4, kind: service.group, children: [ p ], strategy: one_for_none, "
+                "period: 0 }\n"
                 "  - { name: g5, kind: service.group }\n",
                 &d);
     const sw_diag *e = t_need_diag(&d, "app:a already belongs to group app:g1");
@@ -332,10 +340,11 @@ static void test_group_errors(void **state)
 static void test_process_lua_defaults(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: \"return function() return 1 end\" }\n"
-                                 "  - { name: h, kind: process.host }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: \"return function() return 1 end\" }\n"
+        "  - { name: h, kind: process.host }\n");
     const sw_process_lua *p = &t_get(r, "app:p")->as.process_lua;
     assert_int_equal(p->limits.reductions, 0); /* time-sliced unless given */
     assert_true(p->limits.memory == 0);
@@ -350,18 +359,19 @@ static void test_process_lua_defaults(void **state)
 static void test_process_lua_explicit(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: util, kind: library.lua, source: \"return {}\" }\n"
-                                 "  - { name: more, kind: library.lua, source: \"return {}\", imports: { u: util } }\n"
-                                 "  - name: p\n"
-                                 "    kind: process.lua\n"
-                                 "    source: \"return { run = function() end }\"\n"
-                                 "    method: run\n"
-                                 "    jit: true\n"
-                                 "    limits: { memory: 64MB, reductions: 500 }\n"
-                                 "    imports: { util: util, m: app:more }\n"
-                                 "  - { name: q, kind: process.lua, source: \"return 1\", limits: { memory: 4096 } }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: util, kind: library.lua, source: \"return {}\" }\n"
+        "  - { name: more, kind: library.lua, source: \"return {}\", imports: { u: util } }\n"
+        "  - name: p\n"
+        "    kind: process.lua\n"
+        "    source: \"return { run = function() end }\"\n"
+        "    method: run\n"
+        "    jit: true\n"
+        "    limits: { memory: 64MB, reductions: 500 }\n"
+        "    imports: { util: util, m: app:more }\n"
+        "  - { name: q, kind: process.lua, source: \"return 1\", limits: { memory: 4096 } }\n");
     const sw_process_lua *p = &t_get(r, "app:p")->as.process_lua;
     assert_string_equal(p->method, "run");
     assert_true(p->jit);
@@ -403,18 +413,20 @@ static void test_process_lua_errors(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: svc, kind: process.service, process: a }\n"
-                "  - { name: a, kind: process.lua }\n"
-                "  - { name: b, kind: process.lua, source: \"\" }\n"
-                "  - { name: c, kind: process.lua, source: 42, jit: \"no\" }\n"
-                "  - { name: d, kind: process.lua, source: x, limits: { memory: 0 } }\n"
-                "  - { name: e, kind: process.lua, source: x, limits: { memory: 64kb, reductions: 5 } }\n"
-                "  - { name: f, kind: process.lua, source: x, imports: { json: lib, my-lib: lib, ok: svc } }\n"
-                "  - { name: lib, kind: library.lua, source: x }\n"
-                "  - { name: h, kind: process.host, workers: 0 }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: svc, kind: process.service, process: a }\n"
+        "  - { name: a, kind: process.lua }\n"
+        "  - { name: b, kind: process.lua, source: \"\" }\n"
+        "  - { name: c, kind: process.lua, source: 42, jit: \"no\" }\n"
+        "  - { name: d, kind: process.lua, source: x, limits: { memory: 0 } }\n"
+        "  - { name: e, kind: process.lua, source: x, limits: { memory: 64kb, reductions: 5 } }\n"
+        "  - { name: f, kind: process.lua, source: x, imports: { json: lib, my-lib: lib, ok: svc } "
+        "}\n"
+        "  - { name: lib, kind: library.lua, source: x }\n"
+        "  - { name: h, kind: process.host, workers: 0 }\n",
+        &d);
     t_msg_has(t_need_field(&d, "app:a", "source"), "required");
     t_msg_has(t_need_field(&d, "app:b", "source"), "empty");
     t_msg_has(t_need_field(&d, "app:c", "source"), "got a number");
@@ -439,11 +451,13 @@ static void test_size_field_out_of_range_number(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\n"
-                "entries:\n"
-                "  - { name: p, kind: process.lua, source: x, limits: { memory: 100000000000000000000000000000 } }\n"
-                "  - { name: q, kind: process.lua, source: x, limits: { memory: 18446744073709551616 } }\n",
-                &d);
+    t_must_fail(
+        "namespace: app\n"
+        "entries:\n"
+        "  - { name: p, kind: process.lua, source: x, limits: { memory: "
+        "100000000000000000000000000000 } }\n"
+        "  - { name: q, kind: process.lua, source: x, limits: { memory: 18446744073709551616 } }\n",
+        &d);
     assert_int_equal(d.n, 2);
     assert_int_equal(t_count_diags(&d, "must be greater than 0"), 0);
     assert_int_equal(t_count_diags(&d, "invalid size"), 2);
@@ -499,7 +513,9 @@ static void test_file_source(void **state)
     sw_diags_free(&d);
 
     /* only the good one: loads, with the code and the resolved path */
-    snprintf(yaml, sizeof yaml, "namespace: app\nentries:\n  - { name: ok, kind: process.lua, source: \"file://lua/main.lua\" }\n");
+    snprintf(yaml, sizeof yaml,
+             "namespace: app\nentries:\n  - { name: ok, kind: process.lua, source: "
+             "\"file://lua/main.lua\" }\n");
     f.len = strlen(yaml);
     sw_diags_init(&d);
     r = sw_registry_load_files(root, &f, 1, &d);
@@ -525,12 +541,13 @@ static void test_file_source(void **state)
 static void test_file_meta_merged_under_entry_meta(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "meta: { team: core, tier: 1 }\n"
-                                 "entries:\n"
-                                 "  - { name: a, kind: registry.entry, meta: { tier: 2, comment: hi } }\n"
-                                 "  - { name: b, kind: registry.entry }\n"
-                                 "  - { name: c, kind: registry.entry, meta: { team: other } }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "meta: { team: core, tier: 1 }\n"
+                    "entries:\n"
+                    "  - { name: a, kind: registry.entry, meta: { tier: 2, comment: hi } }\n"
+                    "  - { name: b, kind: registry.entry }\n"
+                    "  - { name: c, kind: registry.entry, meta: { team: other } }\n");
     const sw_node *m = t_get(r, "app:a")->meta;
     assert_non_null(m);
     assert_int_equal(m->type, SW_NODE_MAP);
@@ -579,7 +596,9 @@ static void test_meta_must_be_a_mapping(void **state)
 {
     (void)state;
     sw_diags d;
-    t_must_fail("namespace: app\nmeta: [1]\nentries:\n  - { name: a, kind: registry.entry, meta: text }\n", &d);
+    t_must_fail(
+        "namespace: app\nmeta: [1]\nentries:\n  - { name: a, kind: registry.entry, meta: text }\n",
+        &d);
     assert_int_equal(t_count_diags(&d, "expected a mapping"), 2);
     sw_diags_free(&d);
 }
@@ -607,17 +626,18 @@ static void test_registry_entry_free_form(void **state)
 static void test_policy_actions_string_and_list(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - name: one\n"
-                                 "    kind: security.policy\n"
-                                 "    policy: { actions: data.read, resources: \"app.data:*\", effect: allow }\n"
-                                 "  - name: many\n"
-                                 "    kind: security.policy\n"
-                                 "    policy:\n"
-                                 "      actions: [ \"data.read\", \"data.list\", \"*\" ]\n"
-                                 "      resources: [ \"*\", \"app:x\" ]\n"
-                                 "      effect: deny\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - name: one\n"
+                    "    kind: security.policy\n"
+                    "    policy: { actions: data.read, resources: \"app.data:*\", effect: allow }\n"
+                    "  - name: many\n"
+                    "    kind: security.policy\n"
+                    "    policy:\n"
+                    "      actions: [ \"data.read\", \"data.list\", \"*\" ]\n"
+                    "      resources: [ \"*\", \"app:x\" ]\n"
+                    "      effect: deny\n");
     const sw_policy *one = &t_get(r, "app:one")->as.policy;
     assert_int_equal(one->actions.n, 1);
     assert_string_equal(one->actions.v[0], "data.read");
@@ -638,36 +658,40 @@ static void test_policy_actions_string_and_list(void **state)
 static void test_policy_conditions_every_operator(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - name: pol\n"
-                                 "    kind: security.policy\n"
-                                 "    policy:\n"
-                                 "      actions: \"*\"\n"
-                                 "      resources: \"*\"\n"
-                                 "      effect: allow\n"
-                                 "      conditions:\n"
-                                 "        - { field: actor.id, operator: eq, value: \"service:x\" }\n"
-                                 "        - { field: action, operator: ne, value: data.write }\n"
-                                 "        - { field: actor.meta.level, operator: lt, value: 5 }\n"
-                                 "        - { field: actor.meta.level, operator: gt, value: 1.5 }\n"
-                                 "        - { field: meta.size, operator: lte, value: 100 }\n"
-                                 "        - { field: actor.meta.clearance, operator: gte, value: 2 }\n"
-                                 "        - { field: resource, operator: in, value: [ \"a:b\", \"a:c\" ] }\n"
-                                 "        - { field: actor.meta.role, operator: nin, value: [ guest, 3, true ] }\n"
-                                 "        - { field: actor.meta.org.plan, operator: exists }\n"
-                                 "        - { field: meta.debug, operator: nexists, value: true }\n"
-                                 "        - { field: actor.meta.tags, operator: contains, value: admin }\n"
-                                 "        - { field: actor.meta.tags, operator: ncontains, value: banned }\n"
-                                 "        - { field: resource, operator: matches, value: \"^app\\\\.[a-z]+:.*$\" }\n"
-                                 "        - { field: actor.id, operator: nmatches, value: \"^guest\" }\n"
-                                 "        - { field: actor.meta.ok, operator: eq, value: false }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - name: pol\n"
+        "    kind: security.policy\n"
+        "    policy:\n"
+        "      actions: \"*\"\n"
+        "      resources: \"*\"\n"
+        "      effect: allow\n"
+        "      conditions:\n"
+        "        - { field: actor.id, operator: eq, value: \"service:x\" }\n"
+        "        - { field: action, operator: ne, value: data.write }\n"
+        "        - { field: actor.meta.level, operator: lt, value: 5 }\n"
+        "        - { field: actor.meta.level, operator: gt, value: 1.5 }\n"
+        "        - { field: meta.size, operator: lte, value: 100 }\n"
+        "        - { field: actor.meta.clearance, operator: gte, value: 2 }\n"
+        "        - { field: resource, operator: in, value: [ \"a:b\", \"a:c\" ] }\n"
+        "        - { field: actor.meta.role, operator: nin, value: [ guest, 3, true ] }\n"
+        "        - { field: actor.meta.org.plan, operator: exists }\n"
+        "        - { field: meta.debug, operator: nexists, value: true }\n"
+        "        - { field: actor.meta.tags, operator: contains, value: admin }\n"
+        "        - { field: actor.meta.tags, operator: ncontains, value: banned }\n"
+        "        - { field: resource, operator: matches, value: \"^app\\\\.[a-z]+:.*$\" }\n"
+        "        - { field: actor.id, operator: nmatches, value: \"^guest\" }\n"
+        "        - { field: actor.meta.ok, operator: eq, value: false }\n");
     const sw_policy *p = &t_get(r, "app:pol")->as.policy;
     assert_int_equal(p->n_conditions, 15);
-    const int ops[] = {SW_OP_EQ, SW_OP_NE, SW_OP_LT, SW_OP_GT, SW_OP_LTE, SW_OP_GTE, SW_OP_IN, SW_OP_NIN,
-                       SW_OP_EXISTS, SW_OP_NEXISTS, SW_OP_CONTAINS, SW_OP_NCONTAINS, SW_OP_MATCHES, SW_OP_NMATCHES, SW_OP_EQ};
+    const int ops[] = {SW_OP_EQ,      SW_OP_NE,       SW_OP_LT,       SW_OP_GT,
+                       SW_OP_LTE,     SW_OP_GTE,      SW_OP_IN,       SW_OP_NIN,
+                       SW_OP_EXISTS,  SW_OP_NEXISTS,  SW_OP_CONTAINS, SW_OP_NCONTAINS,
+                       SW_OP_MATCHES, SW_OP_NMATCHES, SW_OP_EQ};
     for (size_t i = 0; i < 15; i++) {
-        if (p->conditions[i].op != ops[i]) fail_msg("condition %zu: op %d, expected %d", i, p->conditions[i].op, ops[i]);
+        if (p->conditions[i].op != ops[i])
+            fail_msg("condition %zu: op %d, expected %d", i, p->conditions[i].op, ops[i]);
         assert_false(p->conditions[i].has_value_from);
     }
     const sw_condition *c = p->conditions;
@@ -701,17 +725,18 @@ static void test_policy_conditions_every_operator(void **state)
 static void test_policy_value_from(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - name: pol\n"
-                                 "    kind: security.policy\n"
-                                 "    policy:\n"
-                                 "      actions: data.read\n"
-                                 "      resources: \"*\"\n"
-                                 "      effect: allow\n"
-                                 "      conditions:\n"
-                                 "        - { field: meta.owner, operator: eq, value_from: actor.id }\n"
-                                 "        - { field: actor.meta.org, operator: in, value_from: meta.allowed.orgs }\n");
+    sw_registry *r = t_must_load(
+        "namespace: app\n"
+        "entries:\n"
+        "  - name: pol\n"
+        "    kind: security.policy\n"
+        "    policy:\n"
+        "      actions: data.read\n"
+        "      resources: \"*\"\n"
+        "      effect: allow\n"
+        "      conditions:\n"
+        "        - { field: meta.owner, operator: eq, value_from: actor.id }\n"
+        "        - { field: actor.meta.org, operator: in, value_from: meta.allowed.orgs }\n");
     const sw_policy *p = &t_get(r, "app:pol")->as.policy;
     assert_int_equal(p->n_conditions, 2);
     const sw_condition *c = p->conditions;
@@ -788,7 +813,8 @@ static void test_policy_errors(void **state)
     t_msg_has(t_need_under(&d, "app:pol", "policy.conditions[7]"), "got null");
     t_msg_has(t_need_under(&d, "app:pol", "policy.conditions[8]"), "meta..x");
     t_msg_has(t_need_under(&d, "app:pol", "policy.conditions[9]"), "(did you mean \"eq\"?)");
-    assert_string_equal(t_need_under(&d, "app:pol", "policy.conditions[9]")->field, "policy.conditions[9].operator");
+    assert_string_equal(t_need_under(&d, "app:pol", "policy.conditions[9]")->field,
+                        "policy.conditions[9].operator");
     t_msg_has(t_need_under(&d, "app:pol", "policy.conditions[10]"), "list items");
     t_msg_has(t_need_field(&d, "app:nopolicy", "policy"), "required");
     assert_int_equal(d.n, 16);
@@ -838,19 +864,22 @@ static void test_policy_group_namespace_validated(void **state)
 static void test_lifecycle_security(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load("namespace: app\n"
-                                 "entries:\n"
-                                 "  - { name: p, kind: process.lua, source: x }\n"
-                                 "  - { name: pol, kind: security.policy, policy: { actions: \"*\", resources: \"*\", effect: allow }, groups: [ readers, ext:ops ] }\n"
-                                 "  - name: s\n"
-                                 "    kind: process.service\n"
-                                 "    process: p\n"
-                                 "    lifecycle:\n"
-                                 "      security:\n"
-                                 "        actor: { id: \"service:s\", meta: { role: worker } }\n"
-                                 "        groups: [ readers, ext:ops ]\n"
-                                 "        policies: [ pol ]\n"
-                                 "  - { name: t, kind: process.service, process: p, lifecycle: { security: { policies: app:pol } } }\n");
+    sw_registry *r =
+        t_must_load("namespace: app\n"
+                    "entries:\n"
+                    "  - { name: p, kind: process.lua, source: x }\n"
+                    "  - { name: pol, kind: security.policy, policy: { actions: \"*\", resources: "
+                    "\"*\", effect: allow }, groups: [ readers, ext:ops ] }\n"
+                    "  - name: s\n"
+                    "    kind: process.service\n"
+                    "    process: p\n"
+                    "    lifecycle:\n"
+                    "      security:\n"
+                    "        actor: { id: \"service:s\", meta: { role: worker } }\n"
+                    "        groups: [ readers, ext:ops ]\n"
+                    "        policies: [ pol ]\n"
+                    "  - { name: t, kind: process.service, process: p, lifecycle: { security: { "
+                    "policies: app:pol } } }\n");
     const sw_security_ctx *c = &t_get(r, "app:s")->as.service.lifecycle.security;
     assert_true(c->present);
     assert_string_equal(c->actor_id, "service:s");
@@ -886,7 +915,8 @@ static void test_lifecycle_security_errors(void **state)
                 "        policies: [ nopol, p ]\n",
                 &d);
     assert_int_equal(d.n, 4);
-    assert_string_equal(t_need_diag(&d, "required field is missing")->field, "lifecycle.security.actor.id");
+    assert_string_equal(t_need_diag(&d, "required field is missing")->field,
+                        "lifecycle.security.actor.id");
     const sw_diag *e = t_need_diag(&d, "no policy joins group app:nogroup");
     assert_string_equal(e->field, "lifecycle.security.groups[0]");
     assert_int_equal(e->line, 10);
@@ -920,14 +950,19 @@ static void test_unknown_field_suggestions(void **state)
     assert_string_equal(e->entry, "app:p");
     assert_string_equal(t_need_diag(&d, "(did you mean \"limits\"?)")->field, "limts");
     assert_string_equal(t_need_diag(&d, "(did you mean \"config\"?)")->field, "confg");
-    assert_string_equal(t_need_diag(&d, "(did you mean \"auto_start\"?)")->field, "lifecycle.auto_strat");
-    assert_string_equal(t_need_diag(&d, "(did you mean \"depends_on\"?)")->field, "lifecycle.Depends_On");
-    assert_string_equal(t_need_diag(&d, "(did you mean \"max_attempts\"?)")->field, "lifecycle.restart.max_atempts");
-    assert_string_equal(t_need_diag(&d, "(did you mean \"policy\"?)")->field, "lifecycle.restart.polcy");
+    assert_string_equal(t_need_diag(&d, "(did you mean \"auto_start\"?)")->field,
+                        "lifecycle.auto_strat");
+    assert_string_equal(t_need_diag(&d, "(did you mean \"depends_on\"?)")->field,
+                        "lifecycle.Depends_On");
+    assert_string_equal(t_need_diag(&d, "(did you mean \"max_attempts\"?)")->field,
+                        "lifecycle.restart.max_atempts");
+    assert_string_equal(t_need_diag(&d, "(did you mean \"policy\"?)")->field,
+                        "lifecycle.restart.polcy");
     e = t_need_diag(&d, "unknown kind \"service.grup\" (did you mean \"service.group\"?)");
     assert_string_equal(e->entry, "app:g");
     assert_string_equal(e->field, "kind");
-    assert_non_null(t_need_diag(&d, "unknown kind \"Process.Host\" (did you mean \"process.host\"?)"));
+    assert_non_null(
+        t_need_diag(&d, "unknown kind \"Process.Host\" (did you mean \"process.host\"?)"));
     /* too far from every field: no suggestion */
     e = NULL;
     for (size_t i = 0; i < d.n; i++)
@@ -941,13 +976,14 @@ static void test_unknown_field_suggestions(void **state)
 static void test_file_header_errors(void **state)
 {
     (void)state;
-    const char *paths[] = {"/tmp/x/a.yaml", "/tmp/x/b.yaml", "/tmp/x/c.yaml", "/tmp/x/d.yaml", "/tmp/x/e.yaml"};
+    const char *paths[] = {"/tmp/x/a.yaml", "/tmp/x/b.yaml", "/tmp/x/c.yaml", "/tmp/x/d.yaml",
+                           "/tmp/x/e.yaml"};
     const char *texts[] = {
-        "entries:\n  - { name: a, kind: registry.entry }\n",                      /* no namespace */
-        "namspace: app\nnamespace: app\nentries: []\n",                           /* typo'd key */
-        "version: \"2.0\"\nnamespace: \"bad:ns\"\nentries: []\n",                /* version, namespace */
-        "- just a list\n",                                                         /* not a mapping */
-        "namespace: app\nentries: { a: 1 }\n",                                     /* entries not a list */
+        "entries:\n  - { name: a, kind: registry.entry }\n",      /* no namespace */
+        "namspace: app\nnamespace: app\nentries: []\n",           /* typo'd key */
+        "version: \"2.0\"\nnamespace: \"bad:ns\"\nentries: []\n", /* version, namespace */
+        "- just a list\n",                                        /* not a mapping */
+        "namespace: app\nentries: { a: 1 }\n",                    /* entries not a list */
     };
     sw_diags d;
     sw_registry *r = t_load_files(paths, texts, 5, &d);
@@ -962,7 +998,8 @@ static void test_file_header_errors(void **state)
     assert_string_equal(e->field, "namspace");
     assert_string_equal(t_need_diag(&d, "unsupported version")->file, "/tmp/x/c.yaml");
     assert_string_equal(t_need_diag(&d, "must be a name of letters")->field, "namespace");
-    assert_string_equal(t_need_diag(&d, "expected a mapping with namespace and entries")->file, "/tmp/x/d.yaml");
+    assert_string_equal(t_need_diag(&d, "expected a mapping with namespace and entries")->file,
+                        "/tmp/x/d.yaml");
     assert_string_equal(t_need_diag(&d, "expected a list of entries")->file, "/tmp/x/e.yaml");
     assert_int_equal(d.n, 6);
     sw_diags_free(&d);
@@ -1036,10 +1073,13 @@ static void test_diag_fields_exact(void **state)
     assert_int_equal(e->col, 20);
     assert_string_equal(e->entry, "app:s");
     assert_string_equal(e->field, "lifecycle.restart.max_delay");
-    assert_string_equal(e->msg, "invalid duration \"5x\": use \"250ms\", \"1.5s\", \"2m\", \"1h\" or a number of seconds");
+    assert_string_equal(
+        e->msg,
+        "invalid duration \"5x\": use \"250ms\", \"1.5s\", \"2m\", \"1h\" or a number of seconds");
     char buf[512];
     sw_diag_format(e, buf, sizeof buf);
-    assert_string_equal(buf, "/tmp/x/app.yaml:9:20: entry app:s field lifecycle.restart.max_delay: invalid duration \"5x\": "
+    assert_string_equal(buf, "/tmp/x/app.yaml:9:20: entry app:s field lifecycle.restart.max_delay: "
+                             "invalid duration \"5x\": "
                              "use \"250ms\", \"1.5s\", \"2m\", \"1h\" or a number of seconds");
     e = &d.v[1];
     assert_string_equal(e->file, T_FILE);
@@ -1088,17 +1128,21 @@ static void test_every_error_reported(void **state)
     const char *texts[] = {
         "namespace: app\n"
         "entries:\n"
-        "  - { name: p, kind: process.lua, source: x, jit: 1 }\n"                          /* 1 */
-        "  - { name: s1, kind: process.service, process: p, lifecycle: { stop_timeout: x } }\n" /* 2 */
-        "  - { name: s2, kind: process.service, process: nope }\n"                           /* 3 */
-        "  - { name: s3, kind: process.service, process: p, colour: red }\n"                 /* 4 */
-        "  - { name: c1, kind: process.service, process: p, lifecycle: { depends_on: c2 } }\n"
-        "  - { name: c2, kind: process.service, process: p, lifecycle: { depends_on: c1 } }\n", /* 5: the cycle */
+        "  - { name: p, kind: process.lua, source: x, jit: 1 }\n" /* 1 */
+        "  - { name: s1, kind: process.service, process: p, lifecycle: { stop_timeout: x } "
+        "}\n"                                                                /* 2 */
+        "  - { name: s2, kind: process.service, process: nope }\n"           /* 3 */
+        "  - { name: s3, kind: process.service, process: p, colour: red }\n" /* 4 */
+        "  - { name: c1, kind: process.service, process: p, lifecycle: { depends_on: c2 } "
+        "}\n"
+        "  - { name: c2, kind: process.service, process: p, lifecycle: { depends_on: c1 } "
+        "}\n", /* 5: the cycle */
         "namespace: app\n"
         "entries:\n"
-        "  - { name: k, kind: no.such.kind }\n"                                                /* 6 */
-        "  - { name: g, kind: service.group, children: [ s1 ], intensity: many }\n"           /* 7 */
-        "  - { name: pol, kind: security.policy, policy: { actions: [], resources: \"*\", effect: allow } }\n", /* 8 */
+        "  - { name: k, kind: no.such.kind }\n"                                     /* 6 */
+        "  - { name: g, kind: service.group, children: [ s1 ], intensity: many }\n" /* 7 */
+        "  - { name: pol, kind: security.policy, policy: { actions: [], resources: \"*\", "
+        "effect: allow } }\n", /* 8 */
     };
     sw_diags d;
     sw_registry *r = t_load_files(paths, texts, 2, &d);
@@ -1120,7 +1164,8 @@ static void test_valid_empty_and_null_entries(void **state)
 {
     (void)state;
     const char *paths[] = {"/tmp/x/a.yaml", "/tmp/x/b.yaml"};
-    const char *texts[] = {"namespace: app\nentries: []\n", "version: \"1.0\"\nnamespace: app\nentries:\n"};
+    const char *texts[] = {"namespace: app\nentries: []\n",
+                           "version: \"1.0\"\nnamespace: app\nentries:\n"};
     sw_diags d;
     sw_registry *r = t_load_files(paths, texts, 2, &d);
     assert_non_null(r);

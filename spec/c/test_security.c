@@ -21,49 +21,52 @@
 #include "runtime.h"
 #include "security.h"
 
-#define POLICIES                                                                                        \
-    "  - { name: proc, kind: process.lua, source: 'return function() end' }\n"                         \
-    "  - name: P1\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: [data.read, data.list], resources: 'app.data:*', effect: allow }\n"          \
-    "  - name: D2\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: '*', resources: 'app.data:secret*', effect: deny,\n"                         \
-    "              conditions: [ { field: actor.meta.clearance, operator: lt, value: 3 } ] }\n"           \
-    "  - name: P3\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: '*', resources: '*', effect: allow,\n"                                       \
-    "              conditions: [ { field: actor.meta.role, operator: eq, value: admin } ] }\n"            \
-    "  - name: P4\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: [doc.read, doc.write], resources: 'doc:*', effect: allow,\n"                 \
-    "              conditions: [ { field: meta.owner, operator: eq, value_from: actor.id } ] }\n"         \
-    "  - name: P5\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: 'registry.read.*', resources: '*', effect: allow }\n"                        \
-    "  - name: D6\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: '*', resources: 'tenant.*', effect: deny,\n"                                 \
-    "              conditions: [ { field: actor.meta.tenant, operator: ne, value: acme } ] }\n"           \
-    "  - name: P7\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: job.run, resources: 'queue:*', effect: allow,\n"                             \
-    "              conditions: [ { field: actor.meta.team, operator: in, value: [backend, infra] } ] }\n" \
-    "  - name: P8\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: audit.write, resources: 'audit:*', effect: allow,\n"                         \
-    "              conditions: [ { field: actor.meta.service, operator: exists, value: true } ] }\n"      \
-    "  - name: P9\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: billing.read, resources: '*', effect: allow,\n"                              \
-    "              conditions: [ { field: actor.meta.org.plan, operator: eq, value: pro } ] }\n"          \
-    "  - name: P10\n    kind: security.policy\n"                                                         \
-    "    policy: { actions: api.call, resources: '*', effect: allow,\n"                                  \
-    "              conditions: [ { field: resource, operator: matches, value: '^api:/v[0-9]+/public/' } ] }\n" \
-    "  - name: D1\n    kind: security.policy\n"                                                          \
-    "    policy: { actions: data.delete, resources: '*', effect: deny }\n"                               \
-    "  - name: P11\n    kind: security.policy\n"                                                         \
-    "    policy: { actions: '*', resources: 'tenant.*', effect: allow }\n"                               \
-    "  - name: P13\n    kind: security.policy\n"                                                         \
-    "    policy: { actions: doc.read, resources: 'doc:*', effect: allow,\n"                              \
+#define POLICIES                                                                                   \
+    "  - { name: proc, kind: process.lua, source: 'return function() end' }\n"                     \
+    "  - name: P1\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: [data.read, data.list], resources: 'app.data:*', effect: allow }\n"    \
+    "  - name: D2\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: '*', resources: 'app.data:secret*', effect: deny,\n"                   \
+    "              conditions: [ { field: actor.meta.clearance, operator: lt, value: 3 } ] }\n"    \
+    "  - name: P3\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: '*', resources: '*', effect: allow,\n"                                 \
+    "              conditions: [ { field: actor.meta.role, operator: eq, value: admin } ] }\n"     \
+    "  - name: P4\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: [doc.read, doc.write], resources: 'doc:*', effect: allow,\n"           \
+    "              conditions: [ { field: meta.owner, operator: eq, value_from: actor.id } ] }\n"  \
+    "  - name: P5\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: 'registry.read.*', resources: '*', effect: allow }\n"                  \
+    "  - name: D6\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: '*', resources: 'tenant.*', effect: deny,\n"                           \
+    "              conditions: [ { field: actor.meta.tenant, operator: ne, value: acme } ] }\n"    \
+    "  - name: P7\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: job.run, resources: 'queue:*', effect: allow,\n"                       \
+    "              conditions: [ { field: actor.meta.team, operator: in, value: [backend, infra] " \
+    "} ] }\n"                                                                                      \
+    "  - name: P8\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: audit.write, resources: 'audit:*', effect: allow,\n"                   \
+    "              conditions: [ { field: actor.meta.service, operator: exists, value: true } ] "  \
+    "}\n"                                                                                          \
+    "  - name: P9\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: billing.read, resources: '*', effect: allow,\n"                        \
+    "              conditions: [ { field: actor.meta.org.plan, operator: eq, value: pro } ] }\n"   \
+    "  - name: P10\n    kind: security.policy\n"                                                   \
+    "    policy: { actions: api.call, resources: '*', effect: allow,\n"                            \
+    "              conditions: [ { field: resource, operator: matches, value: "                    \
+    "'^api:/v[0-9]+/public/' } ] }\n"                                                              \
+    "  - name: D1\n    kind: security.policy\n"                                                    \
+    "    policy: { actions: data.delete, resources: '*', effect: deny }\n"                         \
+    "  - name: P11\n    kind: security.policy\n"                                                   \
+    "    policy: { actions: '*', resources: 'tenant.*', effect: allow }\n"                         \
+    "  - name: P13\n    kind: security.policy\n"                                                   \
+    "    policy: { actions: doc.read, resources: 'doc:*', effect: allow,\n"                        \
     "              conditions: [ { field: meta.status, operator: ne, value: deleted } ] }\n"
 
 typedef struct row {
-    int n;                   /* the row of security-cases.md (0: an extra case) */
-    const char *policies;    /* YAML flow list */
-    const char *actor;       /* YAML flow mapping for `actor`, or NULL: no actor */
-    const char *meta;        /* YAML for the call's meta, or NULL: none */
+    int n;                /* the row of security-cases.md (0: an extra case) */
+    const char *policies; /* YAML flow list */
+    const char *actor;    /* YAML flow mapping for `actor`, or NULL: no actor */
+    const char *meta;     /* YAML for the call's meta, or NULL: none */
     const char *action, *resource;
     sw_sec_decision want;
 } row;
@@ -112,52 +115,56 @@ static const row rows[] = {
 };
 
 /* Extra operator cases: each policy below is allow (E*) or deny (X*) on action op.* / "*". */
-#define EXTRA_POLICIES                                                                                  \
-    "  - name: Egte\n    kind: security.policy\n"                                                        \
-    "    policy: { actions: op.gte, resources: '*', effect: allow,\n"                                    \
-    "              conditions: [ { field: meta.n, operator: gte, value: 5 } ] }\n"                        \
-    "  - name: Enin\n    kind: security.policy\n"                                                        \
-    "    policy: { actions: op.nin, resources: '*', effect: allow,\n"                                    \
-    "              conditions: [ { field: meta.s, operator: nin, value: [a, b] } ] }\n"                   \
-    "  - name: Econtains\n    kind: security.policy\n"                                                   \
-    "    policy: { actions: op.contains, resources: '*', effect: allow,\n"                               \
-    "              conditions: [ { field: meta.tags, operator: contains, value: red } ] }\n"              \
-    "  - name: Xncontains\n    kind: security.policy\n"                                                  \
-    "    policy: { actions: op.ncontains, resources: '*', effect: deny,\n"                               \
-    "              conditions: [ { field: meta.tags, operator: ncontains, value: ok } ] }\n"              \
-    "  - name: Enexists\n    kind: security.policy\n"                                                    \
-    "    policy: { actions: op.nexists, resources: '*', effect: allow,\n"                                \
-    "              conditions: [ { field: meta.banned, operator: nexists } ] }\n"                         \
-    "  - name: Enmatches\n    kind: security.policy\n"                                                   \
-    "    policy: { actions: op.nmatches, resources: '*', effect: allow,\n"                               \
-    "              conditions: [ { field: meta.s, operator: nmatches, value: '^adm' } ] }\n"              \
-    "  - name: Ebig\n    kind: security.policy\n"                                                        \
-    "    policy: { actions: op.big, resources: '*', effect: allow,\n"                                    \
+#define EXTRA_POLICIES                                                                       \
+    "  - name: Egte\n    kind: security.policy\n"                                            \
+    "    policy: { actions: op.gte, resources: '*', effect: allow,\n"                        \
+    "              conditions: [ { field: meta.n, operator: gte, value: 5 } ] }\n"           \
+    "  - name: Enin\n    kind: security.policy\n"                                            \
+    "    policy: { actions: op.nin, resources: '*', effect: allow,\n"                        \
+    "              conditions: [ { field: meta.s, operator: nin, value: [a, b] } ] }\n"      \
+    "  - name: Econtains\n    kind: security.policy\n"                                       \
+    "    policy: { actions: op.contains, resources: '*', effect: allow,\n"                   \
+    "              conditions: [ { field: meta.tags, operator: contains, value: red } ] }\n" \
+    "  - name: Xncontains\n    kind: security.policy\n"                                      \
+    "    policy: { actions: op.ncontains, resources: '*', effect: deny,\n"                   \
+    "              conditions: [ { field: meta.tags, operator: ncontains, value: ok } ] }\n" \
+    "  - name: Enexists\n    kind: security.policy\n"                                        \
+    "    policy: { actions: op.nexists, resources: '*', effect: allow,\n"                    \
+    "              conditions: [ { field: meta.banned, operator: nexists } ] }\n"            \
+    "  - name: Enmatches\n    kind: security.policy\n"                                       \
+    "    policy: { actions: op.nmatches, resources: '*', effect: allow,\n"                   \
+    "              conditions: [ { field: meta.s, operator: nmatches, value: '^adm' } ] }\n" \
+    "  - name: Ebig\n    kind: security.policy\n"                                            \
+    "    policy: { actions: op.big, resources: '*', effect: allow,\n"                        \
     "              conditions: [ { field: meta.s, operator: matches, value: '^(a|aa)*$' } ] }\n"
 
 static const row extra[] = {
     {0, "[Egte]", "{id: u1}", "{n: 5}", "op.gte", "x", A},
     {0, "[Egte]", "{id: u1}", "{n: 4.5}", "op.gte", "x", U},
-    {0, "[Egte]", "{id: u1}", "{n: '9'}", "op.gte", "x", U},         /* no coercion */
+    {0, "[Egte]", "{id: u1}", "{n: '9'}", "op.gte", "x", U}, /* no coercion */
     {0, "[Egte]", "{id: u1}", "{n: true}", "op.gte", "x", U},
     {0, "[Enin]", "{id: u1}", "{s: c}", "op.nin", "x", A},
     {0, "[Enin]", "{id: u1}", "{s: a}", "op.nin", "x", U},
-    {0, "[Enin]", "{id: u1}", NULL, "op.nin", "x", A},               /* missing: negation holds */
-    {0, "[Enin]", "{id: u1}", "{s: [a]}", "op.nin", "x", U},         /* type error: allow does not apply */
+    {0, "[Enin]", "{id: u1}", NULL, "op.nin", "x", A},       /* missing: negation holds */
+    {0, "[Enin]", "{id: u1}", "{s: [a]}", "op.nin", "x", U}, /* type error: allow does not apply */
     {0, "[Econtains]", "{id: u1}", "{tags: [blue, red]}", "op.contains", "x", A},
     {0, "[Econtains]", "{id: u1}", "{tags: [blue]}", "op.contains", "x", U},
     {0, "[Econtains]", "{id: u1}", "{tags: 'infrared'}", "op.contains", "x", A}, /* substring */
     {0, "[Econtains]", "{id: u1}", "{tags: 3}", "op.contains", "x", U},
-    {0, "[Xncontains, P3]", "{id: u1, meta: {role: admin}}", "{tags: [ok]}", "op.ncontains", "x", A},
-    {0, "[Xncontains, P3]", "{id: u1, meta: {role: admin}}", "{tags: [no]}", "op.ncontains", "x", D},
-    {0, "[Xncontains, P3]", "{id: u1, meta: {role: admin}}", "{tags: 7}", "op.ncontains", "x", D}, /* type error: deny applies */
+    {0, "[Xncontains, P3]", "{id: u1, meta: {role: admin}}", "{tags: [ok]}", "op.ncontains", "x",
+     A},
+    {0, "[Xncontains, P3]", "{id: u1, meta: {role: admin}}", "{tags: [no]}", "op.ncontains", "x",
+     D},
+    {0, "[Xncontains, P3]", "{id: u1, meta: {role: admin}}", "{tags: 7}", "op.ncontains", "x",
+     D}, /* type error: deny applies */
     {0, "[Enexists]", "{id: u1}", NULL, "op.nexists", "x", A},
     {0, "[Enexists]", "{id: u1}", "{banned: false}", "op.nexists", "x", U},
     {0, "[Enmatches]", "{id: u1}", "{s: user}", "op.nmatches", "x", A},
     {0, "[Enmatches]", "{id: u1}", "{s: admin}", "op.nmatches", "x", U},
     {0, "[Enmatches]", "{id: u1}", "{s: 12}", "op.nmatches", "x", U},
     {0, "[Ebig]", "{id: u1}", "{s: aaaaaaaa}", "op.big", "x", A},
-    {0, "[Ebig]", "{id: u1}", "{s: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab}", "op.big", "x", U},
+    {0, "[Ebig]", "{id: u1}", "{s: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab}",
+     "op.big", "x", U},
 };
 
 /* One service per row: r<i>, with the row's actor, policies and (as config) the call meta. */
@@ -168,11 +175,13 @@ static char *rows_yaml(const row *rs, size_t n)
     assert_non_null(y);
     size_t len = (size_t)snprintf(y, cap, "namespace: t\nentries:\n%s%s", POLICIES, EXTRA_POLICIES);
     for (size_t i = 0; i < n; i++) {
-        len += (size_t)snprintf(y + len, cap - len,
-                                "  - name: r%zu\n    kind: process.service\n    process: proc\n"
-                                "    config: %s\n    lifecycle:\n      security:\n        policies: %s\n",
-                                i, rs[i].meta ? rs[i].meta : "~", rs[i].policies);
-        if (rs[i].actor) len += (size_t)snprintf(y + len, cap - len, "        actor: %s\n", rs[i].actor);
+        len += (size_t)snprintf(
+            y + len, cap - len,
+            "  - name: r%zu\n    kind: process.service\n    process: proc\n"
+            "    config: %s\n    lifecycle:\n      security:\n        policies: %s\n",
+            i, rs[i].meta ? rs[i].meta : "~", rs[i].policies);
+        if (rs[i].actor)
+            len += (size_t)snprintf(y + len, cap - len, "        actor: %s\n", rs[i].actor);
     }
     return y;
 }
@@ -191,11 +200,12 @@ static void check_rows(const row *rs, size_t n)
         assert_non_null(ctx);
         sw_sec_value meta;
         sw_sec_value_of_node(sw_registry_get(r, id)->as.service.config, &meta);
-        sw_sec_decision got = sw_security_check(ctx, true, rs[i].action, rs[i].resource, rs[i].meta ? &meta : NULL);
+        sw_sec_decision got =
+            sw_security_check(ctx, true, rs[i].action, rs[i].resource, rs[i].meta ? &meta : NULL);
         if (got != rs[i].want)
-            fail_msg("row %d (#%zu: %s %s on %s, meta %s): got %s, want %s", rs[i].n, i, rs[i].policies, rs[i].action,
-                     rs[i].resource, rs[i].meta ? rs[i].meta : "none", sw_sec_decision_names[got],
-                     sw_sec_decision_names[rs[i].want]);
+            fail_msg("row %d (#%zu: %s %s on %s, meta %s): got %s, want %s", rs[i].n, i,
+                     rs[i].policies, rs[i].action, rs[i].resource, rs[i].meta ? rs[i].meta : "none",
+                     sw_sec_decision_names[got], sw_sec_decision_names[rs[i].want]);
     }
     sw_security_release(set);
     sw_registry_free(r); /* the set held its own reference until now */
@@ -220,16 +230,22 @@ static void test_order_never_matters(void **state)
     (void)state;
     static const char *const orders[] = {
         "namespace: t\nentries:\n"
-        "  - { name: D1, kind: security.policy, policy: { actions: data.delete, resources: '*', effect: deny } }\n"
-        "  - { name: P3, kind: security.policy, policy: { actions: '*', resources: '*', effect: allow } }\n",
+        "  - { name: D1, kind: security.policy, policy: { actions: data.delete, resources: '*', "
+        "effect: deny } }\n"
+        "  - { name: P3, kind: security.policy, policy: { actions: '*', resources: '*', effect: "
+        "allow } }\n",
         "namespace: t\nentries:\n"
-        "  - { name: P3, kind: security.policy, policy: { actions: '*', resources: '*', effect: allow } }\n"
-        "  - { name: D1, kind: security.policy, policy: { actions: data.delete, resources: '*', effect: deny } }\n"};
+        "  - { name: P3, kind: security.policy, policy: { actions: '*', resources: '*', effect: "
+        "allow } }\n"
+        "  - { name: D1, kind: security.policy, policy: { actions: data.delete, resources: '*', "
+        "effect: deny } }\n"};
     for (int k = 0; k < 2; k++) {
         char yaml[2048];
-        snprintf(yaml, sizeof yaml, "%s  - { name: proc, kind: process.lua, source: 'return 1' }\n"
+        snprintf(yaml, sizeof yaml,
+                 "%s  - { name: proc, kind: process.lua, source: 'return 1' }\n"
                  "  - { name: s, kind: process.service, process: proc,\n"
-                 "      lifecycle: { security: { actor: { id: u1 }, policies: [D1, P3] } } }\n", orders[k]);
+                 "      lifecycle: { security: { actor: { id: u1 }, policies: [D1, P3] } } }\n",
+                 orders[k]);
         sw_registry *r = t_must_load(yaml);
         char err[256];
         sw_security_set *set = sw_security_compile(r, err, sizeof err);
@@ -267,14 +283,18 @@ static void test_strict_mode(void **state)
 static void test_groups_dedup(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load(
-        "namespace: t\nentries:\n"
-        "  - { name: proc, kind: process.lua, source: 'return 1' }\n"
-        "  - { name: a, kind: security.policy, groups: [readers, other:g], policy: { actions: a, resources: '*', effect: allow } }\n"
-        "  - { name: b, kind: security.policy, groups: [readers], policy: { actions: b, resources: '*', effect: allow } }\n"
-        "  - { name: c, kind: security.policy, policy: { actions: c, resources: '*', effect: allow } }\n"
-        "  - { name: s, kind: process.service, process: proc,\n"
-        "      lifecycle: { security: { actor: { id: u1 }, groups: [readers, 'other:g'], policies: [a, c] } } }\n");
+    sw_registry *r =
+        t_must_load("namespace: t\nentries:\n"
+                    "  - { name: proc, kind: process.lua, source: 'return 1' }\n"
+                    "  - { name: a, kind: security.policy, groups: [readers, other:g], policy: { "
+                    "actions: a, resources: '*', effect: allow } }\n"
+                    "  - { name: b, kind: security.policy, groups: [readers], policy: { actions: "
+                    "b, resources: '*', effect: allow } }\n"
+                    "  - { name: c, kind: security.policy, policy: { actions: c, resources: '*', "
+                    "effect: allow } }\n"
+                    "  - { name: s, kind: process.service, process: proc,\n"
+                    "      lifecycle: { security: { actor: { id: u1 }, groups: [readers, "
+                    "'other:g'], policies: [a, c] } } }\n");
     char err[256];
     sw_security_set *set = sw_security_compile(r, err, sizeof err);
     const sw_sec_ctx *ctx = sw_security_ctx_of(set, "t:s");
@@ -290,21 +310,24 @@ static void test_groups_dedup(void **state)
 static void test_group_context(void **state)
 {
     (void)state;
-    sw_registry *r = t_must_load(
-        "namespace: t\nentries:\n"
-        "  - { name: proc, kind: process.lua, source: 'return 1' }\n"
-        "  - { name: a, kind: security.policy, policy: { actions: a, resources: '*', effect: allow } }\n"
-        "  - { name: b, kind: security.policy, policy: { actions: b, resources: '*', effect: allow } }\n"
-        "  - { name: outer, kind: service.group, children: [inner],\n"
-        "      lifecycle: { security: { actor: { id: g1 }, policies: [a] } } }\n"
-        "  - { name: inner, kind: service.group, children: [plain, own] }\n"
-        "  - { name: plain, kind: process.service, process: proc }\n"
-        "  - { name: own, kind: process.service, process: proc,\n"
-        "      lifecycle: { security: { actor: { id: s1 }, policies: [b] } } }\n"
-        "  - { name: alone, kind: process.service, process: proc }\n");
+    sw_registry *r =
+        t_must_load("namespace: t\nentries:\n"
+                    "  - { name: proc, kind: process.lua, source: 'return 1' }\n"
+                    "  - { name: a, kind: security.policy, policy: { actions: a, resources: '*', "
+                    "effect: allow } }\n"
+                    "  - { name: b, kind: security.policy, policy: { actions: b, resources: '*', "
+                    "effect: allow } }\n"
+                    "  - { name: outer, kind: service.group, children: [inner],\n"
+                    "      lifecycle: { security: { actor: { id: g1 }, policies: [a] } } }\n"
+                    "  - { name: inner, kind: service.group, children: [plain, own] }\n"
+                    "  - { name: plain, kind: process.service, process: proc }\n"
+                    "  - { name: own, kind: process.service, process: proc,\n"
+                    "      lifecycle: { security: { actor: { id: s1 }, policies: [b] } } }\n"
+                    "  - { name: alone, kind: process.service, process: proc }\n");
     char err[256];
     sw_security_set *set = sw_security_compile(r, err, sizeof err);
-    const sw_sec_ctx *plain = sw_security_ctx_of(set, "t:plain"), *own = sw_security_ctx_of(set, "t:own");
+    const sw_sec_ctx *plain = sw_security_ctx_of(set, "t:plain"),
+                     *own = sw_security_ctx_of(set, "t:own");
     assert_non_null(plain);
     assert_string_equal(plain->actor_id, "g1");
     assert_int_equal(sw_security_check(plain, true, "a", "x", NULL), SW_SEC_ALLOW);
@@ -322,20 +345,22 @@ static void test_group_context(void **state)
 #define APP_VERSION(effect)                                                                       \
     "namespace: t\nentries:\n"                                                                    \
     "  - { name: proc, kind: process.lua, source: 'return 1' }\n"                                 \
-    "  - name: loop\n    kind: process.lua\n    source: |\n"                                       \
-    "      return function()\n"                                                                    \
-    "        local seen, last, changes = { allow = 0, deny = 0 }, nil, 0\n"                         \
-    "        for i = 1, 20000000 do\n"                                                             \
-    "          local d = security.check('job.run', 'queue:a')\n"                                   \
-    "          seen[d] = (seen[d] or 0) + 1\n"                                                     \
-    "          if d ~= last then changes, last = changes + 1, d end\n"                             \
-    "          if changes >= 20 then break end\n"                                                  \
-    "        end\n"                                                                                \
-    "        local n = 0 for _ in pairs(seen) do n = n + 1 end\n"                                  \
-    "        return ('%d %d %d %d'):format(seen.allow, seen.deny, n, changes)\n"                   \
-    "      end\n"                                                                                  \
-    "  - { name: base, kind: security.policy, policy: { actions: job.run, resources: '*', effect: allow } }\n" \
-    "  - { name: flip, kind: security.policy, policy: { actions: job.run, resources: 'queue:*', effect: " effect " } }\n" \
+    "  - name: loop\n    kind: process.lua\n    source: |\n"                                      \
+    "      return function()\n"                                                                   \
+    "        local seen, last, changes = { allow = 0, deny = 0 }, nil, 0\n"                       \
+    "        for i = 1, 20000000 do\n"                                                            \
+    "          local d = security.check('job.run', 'queue:a')\n"                                  \
+    "          seen[d] = (seen[d] or 0) + 1\n"                                                    \
+    "          if d ~= last then changes, last = changes + 1, d end\n"                            \
+    "          if changes >= 20 then break end\n"                                                 \
+    "        end\n"                                                                               \
+    "        local n = 0 for _ in pairs(seen) do n = n + 1 end\n"                                 \
+    "        return ('%d %d %d %d'):format(seen.allow, seen.deny, n, changes)\n"                  \
+    "      end\n"                                                                                 \
+    "  - { name: base, kind: security.policy, policy: { actions: job.run, resources: '*', "       \
+    "effect: allow } }\n"                                                                         \
+    "  - { name: flip, kind: security.policy, policy: { actions: job.run, resources: 'queue:*', " \
+    "effect: " effect " } }\n"                                                                    \
     "  - { name: s, kind: process.service, process: proc,\n"                                      \
     "      lifecycle: { security: { actor: { id: u1 }, policies: [base, flip] } } }\n"
 
@@ -379,7 +404,8 @@ static void test_publish_while_checking(void **state)
     atomic_bool stop = false;
     checker cs[2] = {{rt, &stop, {0}, 0}, {rt, &stop, {0}, 0}};
     pthread_t th[2];
-    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, check_loop, &cs[i]), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, check_loop, &cs[i]), 0);
     char err[256];
     for (int i = 0; i < 2000; i++) {
         sw_security_set *next = sw_security_compile(i % 2 ? allow : deny, err, sizeof err);
@@ -391,7 +417,8 @@ static void test_publish_while_checking(void **state)
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
     for (int i = 0; i < 2; i++) {
         print_message("checker %d: allow %ld deny %ld undefined %ld, %ld set changes seen\n", i,
-                      cs[i].counts[SW_SEC_ALLOW], cs[i].counts[SW_SEC_DENY], cs[i].counts[SW_SEC_UNDEFINED], cs[i].refreshes);
+                      cs[i].counts[SW_SEC_ALLOW], cs[i].counts[SW_SEC_DENY],
+                      cs[i].counts[SW_SEC_UNDEFINED], cs[i].refreshes);
         assert_int_equal(cs[i].counts[SW_SEC_UNDEFINED], 0); /* only the old or the new decision */
         assert_true(cs[i].counts[SW_SEC_ALLOW] + cs[i].counts[SW_SEC_DENY] > 0);
     }
@@ -414,7 +441,8 @@ static void on_exit_cb(void *arg, uint64_t pid, const sw_exit_info *info)
     lua_State *L = luaL_newstate();
     if (info->kind == SW_EXIT_OK && sw_msg_decode(L, info->result, info->result_len) == 1) {
         lua_getfield(L, -1, "value");
-        snprintf(w->result, sizeof w->result, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+        snprintf(w->result, sizeof w->result, "%s",
+                 lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
     } else {
         snprintf(w->result, sizeof w->result, "failed: %s", info->error ? info->error : "?");
     }
@@ -432,7 +460,10 @@ static void test_publish_while_a_process_checks(void **state)
     sw_runtime *rt = sw_runtime_new(allow, NULL, &cfg);
     assert_non_null(rt);
     waiter w = {false, ""};
-    sw_spawn s = {.entry = sw_registry_get(allow, "t:loop"), .service = "t:s", .on_exit = on_exit_cb, .cb_arg = &w};
+    sw_spawn s = {.entry = sw_registry_get(allow, "t:loop"),
+                  .service = "t:s",
+                  .on_exit = on_exit_cb,
+                  .cb_arg = &w};
     char err[256];
     assert_true(sw_proc_spawn(rt, &s, err, sizeof err) != 0);
     for (int i = 0; !atomic_load(&w.done); i++) {
@@ -443,8 +474,8 @@ static void test_publish_while_a_process_checks(void **state)
     long allowed = 0, denied = 0, kinds = 0, changes = 0;
     print_message("process: %s (allow deny kinds changes)\n", w.result);
     assert_int_equal(sscanf(w.result, "%ld %ld %ld %ld", &allowed, &denied, &kinds, &changes), 4);
-    assert_int_equal(kinds, 2);           /* never anything but "allow" and "deny" */
-    assert_true(changes >= 20);           /* it saw the publishes on its next checks */
+    assert_int_equal(kinds, 2); /* never anything but "allow" and "deny" */
+    assert_true(changes >= 20); /* it saw the publishes on its next checks */
     assert_true(allowed > 0 && denied > 0);
     sw_runtime_free(rt);
     sw_registry_free(allow);

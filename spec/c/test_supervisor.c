@@ -21,21 +21,21 @@
 #include "units.h"
 
 /* Processes shared by every app below. */
-#define PROCESSES                                                                      \
-    "  - name: wait_cancel\n"                                                         \
-    "    kind: process.lua\n"                                                         \
-    "    source: |\n"                                                                 \
-    "      return function()\n"                                                       \
-    "        local ev = process.events()\n"                                           \
-    "        repeat local e = ev:receive() until e.kind == process.event.CANCEL\n"    \
-    "      end\n"                                                                     \
-    "  - name: crash\n"                                                               \
-    "    kind: process.lua\n"                                                         \
-    "    source: |\n"                                                                 \
-    "      return function() error(\"crash\") end\n"                                  \
-    "  - name: quick\n"                                                               \
-    "    kind: process.lua\n"                                                         \
-    "    source: |\n"                                                                 \
+#define PROCESSES                                                                  \
+    "  - name: wait_cancel\n"                                                      \
+    "    kind: process.lua\n"                                                      \
+    "    source: |\n"                                                              \
+    "      return function()\n"                                                    \
+    "        local ev = process.events()\n"                                        \
+    "        repeat local e = ev:receive() until e.kind == process.event.CANCEL\n" \
+    "      end\n"                                                                  \
+    "  - name: crash\n"                                                            \
+    "    kind: process.lua\n"                                                      \
+    "    source: |\n"                                                              \
+    "      return function() error(\"crash\") end\n"                               \
+    "  - name: quick\n"                                                            \
+    "    kind: process.lua\n"                                                      \
+    "    source: |\n"                                                              \
     "      return function() return true end\n"
 
 typedef struct fx {
@@ -210,7 +210,11 @@ static void await_count(fx *f, const char *id, const char *state, int n, int ms)
 }
 
 static bool is_waiting(fx *f, const void *arg) { return sw_svc_waiting(svc(f, arg)); }
-static bool shut_down(fx *f, const void *arg) { (void)arg; return f->sup.done; }
+static bool shut_down(fx *f, const void *arg)
+{
+    (void)arg;
+    return f->sup.done;
+}
 
 static void fx_close(fx *f)
 {
@@ -232,7 +236,8 @@ static void fx_close(fx *f)
 }
 
 /* Asserts the events a (state sa, nth na) < b (state sb, nth nb) in the log. */
-static void assert_before(fx *f, const char *a, const char *sa, int na, const char *b, const char *sb, int nb)
+static void assert_before(fx *f, const char *a, const char *sa, int na, const char *b,
+                          const char *sb, int nb)
 {
     long pa = event_at(f, a, sa, na), pb = event_at(f, b, sb, nb);
     if (pa < 0 || pb < 0 || pa >= pb) {
@@ -305,12 +310,13 @@ static void test_stop_one_kills_after_stop_timeout(void **state)
 static void test_start_one_during_backoff(void **state)
 {
     (void)state;
-    fx *f = fx_open("  - name: c\n"
-                    "    kind: process.service\n"
-                    "    process: crash\n"
-                    "    lifecycle:\n"
-                    "      auto_start: true\n"
-                    "      restart: { policy: always, initial_delay: 150ms, backoff_factor: 2, jitter: 0 }\n");
+    fx *f = fx_open(
+        "  - name: c\n"
+        "    kind: process.service\n"
+        "    process: crash\n"
+        "    lifecycle:\n"
+        "      auto_start: true\n"
+        "      restart: { policy: always, initial_delay: 150ms, backoff_factor: 2, jitter: 0 }\n");
     if (!run_until(f, is_waiting, "app:c", 2000)) fail_msg("no backoff");
     sw_svc *c = svc(f, "app:c");
     assert_int_equal(sw_svc_state_of(c), SW_SVC_FAILED);
@@ -326,30 +332,33 @@ static void test_start_one_during_backoff(void **state)
     await_count(f, "app:c", "failed", 2, 3000);
     assert_int_equal(count_events(f, "app:c", "starting"), 2);
     char *log = log_text(f);
-    assert_non_null(strstr(log, "\"attempt\":1,\"reason\":\"app:crash:1: crash\",\"next_attempt\":0.15"));
-    assert_non_null(strstr(log, "\"attempt\":2,\"reason\":\"app:crash:1: crash\",\"next_attempt\":0.3"));
+    assert_non_null(
+        strstr(log, "\"attempt\":1,\"reason\":\"app:crash:1: crash\",\"next_attempt\":0.15"));
+    assert_non_null(
+        strstr(log, "\"attempt\":2,\"reason\":\"app:crash:1: crash\",\"next_attempt\":0.3"));
     free(log);
     fx_close(f);
 }
 
 /* ---- stopping one stops its dependents first; starting one starts its dependencies ---- */
 
-#define CHAIN                                                                          \
-    "  - name: c\n"                                                                   \
-    "    kind: process.service\n"                                                     \
-    "    process: wait_cancel\n"                                                      \
-    "    lifecycle: { restart: { policy: always, initial_delay: 10ms } }\n"           \
-    "  - name: b\n"                                                                   \
-    "    kind: process.service\n"                                                     \
-    "    process: wait_cancel\n"                                                      \
+#define CHAIN                                                                                  \
+    "  - name: c\n"                                                                            \
+    "    kind: process.service\n"                                                              \
+    "    process: wait_cancel\n"                                                               \
+    "    lifecycle: { restart: { policy: always, initial_delay: 10ms } }\n"                    \
+    "  - name: b\n"                                                                            \
+    "    kind: process.service\n"                                                              \
+    "    process: wait_cancel\n"                                                               \
     "    lifecycle: { depends_on: [ c ], restart: { policy: always, initial_delay: 10ms } }\n" \
-    "  - name: a\n"                                                                   \
-    "    kind: process.service\n"                                                     \
-    "    process: wait_cancel\n"                                                      \
-    "    lifecycle: { auto_start: true, depends_on: [ b ], restart: { policy: always, initial_delay: 10ms } }\n" \
-    "  - name: d\n"                                                                   \
-    "    kind: process.service\n"                                                     \
-    "    process: wait_cancel\n"                                                      \
+    "  - name: a\n"                                                                            \
+    "    kind: process.service\n"                                                              \
+    "    process: wait_cancel\n"                                                               \
+    "    lifecycle: { auto_start: true, depends_on: [ b ], restart: { policy: always, "        \
+    "initial_delay: 10ms } }\n"                                                                \
+    "  - name: d\n"                                                                            \
+    "    kind: process.service\n"                                                              \
+    "    process: wait_cancel\n"                                                               \
     "    lifecycle: { auto_start: true }\n"
 
 static void test_stop_one_stops_dependents_first(void **state)
@@ -413,7 +422,8 @@ static void test_restart_one_restarts_dependents_after(void **state)
     fx *f = fx_open(CHAIN);
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
     await_state(f, "app:d", SW_SVC_RUNNING, 2000);
-    uint64_t c_pid = svc(f, "app:c")->pid, d_pid = svc(f, "app:d")->pid, b_pid = svc(f, "app:b")->pid;
+    uint64_t c_pid = svc(f, "app:c")->pid, d_pid = svc(f, "app:d")->pid,
+             b_pid = svc(f, "app:b")->pid;
     assert_int_equal(sw_supervisor_restart_one(&f->sup, "app:b"), 0);
     await_count(f, "app:a", "running", 2, 3000);
     assert_before(f, "app:a", "stopped", 1, "app:b", "stopping", 1);
@@ -471,7 +481,7 @@ static void test_unknown_ids(void **state)
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:nope"), -1);
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:nope"), -1);
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:wait_cancel"), -1); /* not a service */
-    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_INACTIVE); /* not auto_start */
+    assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_INACTIVE);       /* not auto_start */
     fx_close(f);
 }
 
@@ -480,7 +490,10 @@ static void test_unknown_ids(void **state)
 static void test_zero_delay_never_grows(void **state)
 {
     (void)state;
-    sw_restart r = {.initial_delay_ns = 0, .max_delay_ns = 90 * SW_NS_PER_S, .backoff_factor = 2, .jitter = 0.1};
+    sw_restart r = {.initial_delay_ns = 0,
+                    .max_delay_ns = 90 * SW_NS_PER_S,
+                    .backoff_factor = 2,
+                    .jitter = 0.1};
     for (int64_t n = 1; n <= 5000; n += 7) assert_int_equal(sw_backoff_delay(&r, n, 0.9), 0);
     r.initial_delay_ns = 40 * SW_NS_PER_MS;
     assert_int_equal(sw_backoff_delay(&r, 5000, 0.5), 90 * SW_NS_PER_S);
@@ -495,19 +508,30 @@ static void test_sub_state_views(void **state)
         sw_svc_sub sub;
         sw_svc_state st;
     } views[] = {
-        {SW_SUB_INACTIVE, SW_SVC_INACTIVE},        {SW_SUB_BLOCKED, SW_SVC_INACTIVE},
-        {SW_SUB_INACTIVE_FOR_GOOD, SW_SVC_INACTIVE}, {SW_SUB_AWAIT_STANDBY, SW_SVC_STARTING},
-        {SW_SUB_STARTING, SW_SVC_STARTING},        {SW_SUB_START_TIMED_OUT, SW_SVC_STARTING},
-        {SW_SUB_STARTING_KILLED, SW_SVC_STARTING}, {SW_SUB_RUNNING, SW_SVC_RUNNING},
-        {SW_SUB_RUNNING_KILLED, SW_SVC_RUNNING},   {SW_SUB_STOPPING, SW_SVC_STOPPING},
-        {SW_SUB_STOPPING_KILLED, SW_SVC_STOPPING}, {SW_SUB_ENDING, SW_SVC_STOPPING},
-        {SW_SUB_ENDING_KILLED, SW_SVC_STOPPING},   {SW_SUB_BACKOFF_STOPPED, SW_SVC_STOPPED},
-        {SW_SUB_BACKOFF_FAILED, SW_SVC_FAILED},    {SW_SUB_STOPPED, SW_SVC_STOPPED},
-        {SW_SUB_FAILED, SW_SVC_FAILED},            {SW_SUB_STOPPED_FOR_GOOD, SW_SVC_STOPPED},
-        {SW_SUB_FAILED_FOR_GOOD, SW_SVC_FAILED},   {SW_SUB_DISCARDED, SW_SVC_STOPPED},
+        {SW_SUB_INACTIVE, SW_SVC_INACTIVE},
+        {SW_SUB_BLOCKED, SW_SVC_INACTIVE},
+        {SW_SUB_INACTIVE_FOR_GOOD, SW_SVC_INACTIVE},
+        {SW_SUB_AWAIT_STANDBY, SW_SVC_STARTING},
+        {SW_SUB_STARTING, SW_SVC_STARTING},
+        {SW_SUB_START_TIMED_OUT, SW_SVC_STARTING},
+        {SW_SUB_STARTING_KILLED, SW_SVC_STARTING},
+        {SW_SUB_RUNNING, SW_SVC_RUNNING},
+        {SW_SUB_RUNNING_KILLED, SW_SVC_RUNNING},
+        {SW_SUB_STOPPING, SW_SVC_STOPPING},
+        {SW_SUB_STOPPING_KILLED, SW_SVC_STOPPING},
+        {SW_SUB_ENDING, SW_SVC_STOPPING},
+        {SW_SUB_ENDING_KILLED, SW_SVC_STOPPING},
+        {SW_SUB_BACKOFF_STOPPED, SW_SVC_STOPPED},
+        {SW_SUB_BACKOFF_FAILED, SW_SVC_FAILED},
+        {SW_SUB_STOPPED, SW_SVC_STOPPED},
+        {SW_SUB_FAILED, SW_SVC_FAILED},
+        {SW_SUB_STOPPED_FOR_GOOD, SW_SVC_STOPPED},
+        {SW_SUB_FAILED_FOR_GOOD, SW_SVC_FAILED},
+        {SW_SUB_DISCARDED, SW_SVC_STOPPED},
     };
     assert_int_equal(sizeof views / sizeof views[0], SW_SUB_DISCARDED + 1);
-    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) assert_int_equal(sw_svc_view(views[i].sub), views[i].st);
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+        assert_int_equal(sw_svc_view(views[i].sub), views[i].st);
 }
 
 /* A stop by hand reaches a service whose dependent is still stopping: if it ends by itself
@@ -515,24 +539,25 @@ static void test_sub_state_views(void **state)
 static void test_stop_one_own_end_before_cancel_is_final(void **state)
 {
     (void)state;
-    fx *f = fx_open("  - name: late_crash\n"
-                    "    kind: process.lua\n"
-                    "    source: |\n"
-                    "      return function() time.sleep(\"300ms\"); error(\"late\") end\n"
-                    "  - name: stubborn\n"
-                    "    kind: process.lua\n"
-                    "    source: |\n"
-                    "      return function() while true do time.sleep(\"1s\") end end\n"
-                    "  - name: a\n"
-                    "    kind: process.service\n"
-                    "    process: late_crash\n"
-                    "    lifecycle:\n"
-                    "      auto_start: true\n"
-                    "      restart: { policy: always, initial_delay: 10ms, jitter: 0 }\n"
-                    "  - name: b\n"
-                    "    kind: process.service\n"
-                    "    process: stubborn\n"
-                    "    lifecycle: { auto_start: true, depends_on: [ a ], stop_timeout: 900ms }\n");
+    fx *f =
+        fx_open("  - name: late_crash\n"
+                "    kind: process.lua\n"
+                "    source: |\n"
+                "      return function() time.sleep(\"300ms\"); error(\"late\") end\n"
+                "  - name: stubborn\n"
+                "    kind: process.lua\n"
+                "    source: |\n"
+                "      return function() while true do time.sleep(\"1s\") end end\n"
+                "  - name: a\n"
+                "    kind: process.service\n"
+                "    process: late_crash\n"
+                "    lifecycle:\n"
+                "      auto_start: true\n"
+                "      restart: { policy: always, initial_delay: 10ms, jitter: 0 }\n"
+                "  - name: b\n"
+                "    kind: process.service\n"
+                "    process: stubborn\n"
+                "    lifecycle: { auto_start: true, depends_on: [ a ], stop_timeout: 900ms }\n");
     await_state(f, "app:b", SW_SVC_RUNNING, 2000);
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
     sw_svc *a = svc(f, "app:a"), *b = svc(f, "app:b");
@@ -557,29 +582,31 @@ static void test_stop_one_own_end_before_cancel_is_final(void **state)
 static void test_group_failure_logged_with_its_attempt(void **state)
 {
     (void)state;
-    fx *f = fx_open("  - name: m\n"
-                    "    kind: process.service\n"
-                    "    process: crash\n"
-                    "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
-                    "  - name: g\n"
-                    "    kind: service.group\n"
-                    "    intensity: 0\n"
-                    "    children: [ m ]\n"
-                    "    lifecycle: { auto_start: true, restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
-                    "  - name: w\n"
-                    "    kind: process.service\n"
-                    "    process: crash\n"
-                    "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
-                    "  - name: q\n"
-                    "    kind: service.group\n"
-                    "    strategy: one_for_all\n"
-                    "    intensity: 0\n"
-                    "    children: [ w ]\n"
-                    "    lifecycle: { restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
-                    "  - name: p\n"
-                    "    kind: service.group\n"
-                    "    children: [ q ]\n"
-                    "    lifecycle: { auto_start: true }\n");
+    fx *f = fx_open(
+        "  - name: m\n"
+        "    kind: process.service\n"
+        "    process: crash\n"
+        "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
+        "  - name: g\n"
+        "    kind: service.group\n"
+        "    intensity: 0\n"
+        "    children: [ m ]\n"
+        "    lifecycle: { auto_start: true, restart: { policy: on_failure, initial_delay: 40ms, "
+        "jitter: 0 } }\n"
+        "  - name: w\n"
+        "    kind: process.service\n"
+        "    process: crash\n"
+        "    lifecycle: { restart: { policy: always, initial_delay: 10ms, jitter: 0 } }\n"
+        "  - name: q\n"
+        "    kind: service.group\n"
+        "    strategy: one_for_all\n"
+        "    intensity: 0\n"
+        "    children: [ w ]\n"
+        "    lifecycle: { restart: { policy: on_failure, initial_delay: 40ms, jitter: 0 } }\n"
+        "  - name: p\n"
+        "    kind: service.group\n"
+        "    children: [ q ]\n"
+        "    lifecycle: { auto_start: true }\n");
     await_count(f, "app:g", "failed", 2, 3000);
     await_count(f, "app:q", "failed", 2, 3000);
     char *log = log_text(f);
@@ -624,11 +651,13 @@ static void test_change_subscription(void **state)
     assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0);
     assert_int_equal(w.calls, 1); /* once, at the end of the request */
     assert_int_equal(sw_svc_state_of(svc(f, "app:a")), SW_SVC_RUNNING);
-    assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"), 0); /* runs already: nothing changes */
+    assert_int_equal(sw_supervisor_start_one(&f->sup, "app:a"),
+                     0); /* runs already: nothing changes */
     assert_int_equal(w.calls, 1);
     w.start_on_call = "app:b";
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
-    assert_int_equal(w.calls, 3); /* the request made from the subscriber is told by a further call */
+    assert_int_equal(w.calls,
+                     3); /* the request made from the subscriber is told by a further call */
     assert_int_equal(w.max_depth, 1);
     assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_RUNNING);
     await_state(f, "app:a", SW_SVC_STOPPED, 2000);

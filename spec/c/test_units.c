@@ -14,7 +14,7 @@
 #include "units.h"
 
 #define MS SW_NS_PER_MS
-#define S SW_NS_PER_S
+#define S  SW_NS_PER_S
 
 static int64_t dur_ok(const char *text)
 {
@@ -26,7 +26,8 @@ static int64_t dur_ok(const char *text)
 static void dur_bad(const char *text)
 {
     int64_t ns = -12345;
-    if (sw_parse_duration(text, &ns) == 0) fail_msg("duration \"%s\" accepted as %lld ns", text, (long long)ns);
+    if (sw_parse_duration(text, &ns) == 0)
+        fail_msg("duration \"%s\" accepted as %lld ns", text, (long long)ns);
 }
 
 static uint64_t size_ok(const char *text)
@@ -39,7 +40,8 @@ static uint64_t size_ok(const char *text)
 static void size_bad(const char *text)
 {
     uint64_t b = 12345;
-    if (sw_parse_size(text, &b) == 0) fail_msg("size \"%s\" accepted as %llu bytes", text, (unsigned long long)b);
+    if (sw_parse_size(text, &b) == 0)
+        fail_msg("size \"%s\" accepted as %llu bytes", text, (unsigned long long)b);
 }
 
 /* ---- durations ---- */
@@ -109,9 +111,9 @@ static void test_duration_rejects_malformed(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "5x", "-1s", "-1", "1.5.5s", " 1s", "1s ", "1 s", "", "ms", "s", ".", ".s",
-        "1S", "1MS", "1H", "1sec", "1d", "1m30s", "1e3", "1e3s", "+1s", "1,5s", "0x10s",
-        "1ss", "1mss", "\t1s", "1s\n", "one", "nan", "inf", "1us", "1ns",
+        "5x",    "-1s", "-1",   "1.5.5s", " 1s",  "1s ", "1 s",   "",    "ms",   "s",   ".",
+        ".s",    "1S",  "1MS",  "1H",     "1sec", "1d",  "1m30s", "1e3", "1e3s", "+1s", "1,5s",
+        "0x10s", "1ss", "1mss", "\t1s",   "1s\n", "one", "nan",   "inf", "1us",  "1ns",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) dur_bad(bad[i]);
 }
@@ -119,10 +121,10 @@ static void test_duration_rejects_malformed(void **state)
 static void test_duration_rejects_huge(void **state)
 {
     (void)state;
-    dur_bad("10000000000");            /* 1e10 s: over INT64_MAX nanoseconds */
+    dur_bad("10000000000"); /* 1e10 s: over INT64_MAX nanoseconds */
     dur_bad("10000000000s");
-    dur_bad("3000000h");               /* 1.08e10 s */
-    dur_bad("200000000m");             /* 1.2e10 s */
+    dur_bad("3000000h");   /* 1.08e10 s */
+    dur_bad("200000000m"); /* 1.2e10 s */
     dur_bad("99999999999999999999999999999h");
     /* far more digits than any double holds */
     dur_bad("1000000000000000000000000000000000000000000000000000000000000000000000000000000000s");
@@ -152,8 +154,9 @@ static void test_size_rejects_malformed(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "1.5B", "1.5", "0.5", "64kb", "64Kb", "64kB", "-1MB", "-1", "KB", "MB", "B", "", " 1KB", "1KB ",
-        "1 KB", "1K", "1M", "1G", "1TB", "1KiB", "1e3", "1.2.3KB", "+1KB", "one", "1KBB",
+        "1.5B", "1.5",  "0.5", "64kb",    "64Kb", "64kB", "-1MB", "-1", "KB",
+        "MB",   "B",    "",    " 1KB",    "1KB ", "1 KB", "1K",   "1M", "1G",
+        "1TB",  "1KiB", "1e3", "1.2.3KB", "+1KB", "one",  "1KBB",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) size_bad(bad[i]);
 }
@@ -161,8 +164,8 @@ static void test_size_rejects_malformed(void **state)
 static void test_size_rejects_huge(void **state)
 {
     (void)state;
-    size_bad("20000000000GB");             /* 2.1e19 bytes > UINT64_MAX */
-    size_bad("18446744073709551616");      /* UINT64_MAX + 1 */
+    size_bad("20000000000GB");        /* 2.1e19 bytes > UINT64_MAX */
+    size_bad("18446744073709551616"); /* UINT64_MAX + 1 */
     size_bad("99999999999999999999999999");
     size_bad("1000000000000000000000000000000000000000000000000000000000000000000000000000000000");
     assert_true(size_ok("1000000GB") == UINT64_C(1000000) * 1024 * 1024 * 1024);
@@ -216,15 +219,17 @@ static void test_format_duration_round_trips_common_values(void **state)
 {
     (void)state;
     const int64_t values[] = {
-        1 * MS, 10 * MS, 100 * MS, 250 * MS, 500 * MS, 1 * S, 1500 * MS, 2 * S, 5 * S, 10 * S, 30 * S,
-        45 * S, 90 * S, 60 * S, 120 * S, 300 * S, 600 * S, 1800 * S, 2500 * MS, 12345 * MS,
+        1 * MS,  10 * MS, 100 * MS, 250 * MS, 500 * MS,  1 * S,      1500 * MS,
+        2 * S,   5 * S,   10 * S,   30 * S,   45 * S,    90 * S,     60 * S,
+        120 * S, 300 * S, 600 * S,  1800 * S, 2500 * MS, 12345 * MS,
     };
     for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
         char buf[64];
         int64_t back = -1;
         fmt(values[i], buf, sizeof buf);
         if (sw_parse_duration(buf, &back) != 0 || back != values[i])
-            fail_msg("%lld ns formats as \"%s\", which does not read back", (long long)values[i], buf);
+            fail_msg("%lld ns formats as \"%s\", which does not read back", (long long)values[i],
+                     buf);
     }
 }
 
@@ -258,14 +263,16 @@ static void test_format_duration_round_trips_everything(void **state)
 {
     (void)state;
     const int64_t values[] = {
-        INT64_C(10000001) * S, 1, 1500, 1234567, INT64_C(1234567) * MS, INT64_C(86401) * S, 3600 * S + 1 * MS,
+        INT64_C(10000001) * S, 1, 1500, 1234567, INT64_C(1234567) * MS, INT64_C(86401) * S,
+        3600 * S + 1 * MS,
     };
     for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
         char buf[64];
         int64_t back = -1;
         fmt(values[i], buf, sizeof buf);
         if (sw_parse_duration(buf, &back) != 0 || back != values[i])
-            fail_msg("%lld ns formats as \"%s\", which does not read back", (long long)values[i], buf);
+            fail_msg("%lld ns formats as \"%s\", which does not read back", (long long)values[i],
+                     buf);
     }
 }
 

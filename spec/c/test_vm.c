@@ -65,8 +65,7 @@ static sw_vm *vm_with(const char *code, const sw_vm_limits *lim)
     assert_non_null(vm);
     lua_register(sw_vm_lua(vm), "recv", t_recv);
     lua_register(sw_vm_lua(vm), "owner_ok", t_owner_ok);
-    if (sw_vm_load(vm, "=t", code, strlen(code), err, sizeof err) != 0)
-        fail_msg("load: %s", err);
+    if (sw_vm_load(vm, "=t", code, strlen(code), err, sizeof err) != 0) fail_msg("load: %s", err);
     return vm;
 }
 
@@ -82,10 +81,8 @@ static run_result drive(sw_vm *vm)
             r.preempted++;
         } else {
             r.blocked++;
-            for (i = 1; i <= top; i++, n++)
-                lua_pushnumber(t, lua_tonumber(t, i) * 2);
-            if (n == 0)
-                lua_pushinteger(t, 100 + r.blocked), n = 1;
+            for (i = 1; i <= top; i++, n++) lua_pushnumber(t, lua_tonumber(t, i) * 2);
+            if (n == 0) lua_pushinteger(t, 100 + r.blocked), n = 1;
         }
         r.st = sw_vm_resume(vm, n);
     }
@@ -96,12 +93,9 @@ static run_result run_code(const char *code, const sw_vm_limits *lim, sw_vm **ke
 {
     sw_vm *vm = vm_with(code, lim);
     run_result r = drive(vm);
-    if (r.st == SW_VM_FAILED && !keep)
-        fail_msg("failed: %s", sw_vm_error(vm));
-    if (keep)
-        *keep = vm;
-    else
-        sw_vm_free(vm);
+    if (r.st == SW_VM_FAILED && !keep) fail_msg("failed: %s", sw_vm_error(vm));
+    if (keep) *keep = vm;
+    else sw_vm_free(vm);
     return r;
 }
 
@@ -115,37 +109,33 @@ static char *results(const char *code, const sw_vm_limits *lim, run_result *out)
     size_t len = 0, cap = 64;
     char *s = malloc(cap);
     int i, n = lua_gettop(t);
-    if (r.st != SW_VM_DONE)
-        fail_msg("status %d: %s", r.st, sw_vm_error(vm) ? sw_vm_error(vm) : "");
+    if (r.st != SW_VM_DONE) fail_msg("status %d: %s", r.st, sw_vm_error(vm) ? sw_vm_error(vm) : "");
     s[0] = '\0';
     for (i = 1; i <= n; i++) {
         const char *v;
         size_t vl;
         lua_pushvalue(t, i); /* tostring a copy: numbers stay numbers */
-        v = lua_isnil(t, -1) ? "nil"
+        v = lua_isnil(t, -1)       ? "nil"
             : lua_isboolean(t, -1) ? (lua_toboolean(t, -1) ? "true" : "false")
-            : lua_isstring(t, -1) ? lua_tostring(t, -1)
-            : luaL_typename(t, -1);
+            : lua_isstring(t, -1)  ? lua_tostring(t, -1)
+                                   : luaL_typename(t, -1);
         vl = strlen(v);
-        while (len + vl + 2 > cap)
-            s = realloc(s, cap *= 2);
-        if (i > 1)
-            s[len++] = '|';
+        while (len + vl + 2 > cap) s = realloc(s, cap *= 2);
+        if (i > 1) s[len++] = '|';
         memcpy(s + len, v, vl + 1);
         len += vl;
         lua_pop(t, 1);
     }
-    if (out)
-        *out = r;
+    if (out) *out = r;
     sw_vm_free(vm);
     return s;
 }
 
-#define assert_results(code, lim, expected)                                                   \
-    do {                                                                                      \
-        char *got_ = results(code, lim, NULL);                                                \
-        assert_string_equal(got_, expected);                                                  \
-        free(got_);                                                                           \
+#define assert_results(code, lim, expected)    \
+    do {                                       \
+        char *got_ = results(code, lim, NULL); \
+        assert_string_equal(got_, expected);   \
+        free(got_);                            \
     } while (0)
 
 /* Runs code that must end FAILED; returns a copy of sw_vm_error. */
@@ -154,19 +144,17 @@ static char *failure(const char *code, const sw_vm_limits *lim)
     sw_vm *vm;
     run_result r = run_code(code, lim, &vm);
     char *e;
-    if (r.st != SW_VM_FAILED)
-        fail_msg("expected FAILED, got %d", r.st);
+    if (r.st != SW_VM_FAILED) fail_msg("expected FAILED, got %d", r.st);
     e = strdup(sw_vm_error(vm));
     sw_vm_free(vm);
     return e;
 }
 
-#define assert_fails_with(code, lim, part)                                                    \
-    do {                                                                                      \
-        char *e_ = failure(code, lim);                                                        \
-        if (!strstr(e_, part))                                                                \
-            fail_msg("error %s lacks %s", e_, part);                                          \
-        free(e_);                                                                             \
+#define assert_fails_with(code, lim, part)                              \
+    do {                                                                \
+        char *e_ = failure(code, lim);                                  \
+        if (!strstr(e_, part)) fail_msg("error %s lacks %s", e_, part); \
+        free(e_);                                                       \
     } while (0)
 
 /* A runner thread drives the vm; the test thread kills it. */
@@ -240,7 +228,8 @@ static void s3_string_metatable_protected(void **state)
     (void)state;
     assert_results("return getmetatable(''), ('').dump, string.dump, ('a'):upper()", NULL,
                    "false|nil|nil|A");
-    assert_results("return pcall(setmetatable, 'x', {})", NULL, "false|bad argument #1 to '?' "
+    assert_results("return pcall(setmetatable, 'x', {})", NULL,
+                   "false|bad argument #1 to '?' "
                    "(table expected, got string)");
 }
 
@@ -273,8 +262,8 @@ static void s9_collectgarbage_only_count(void **state)
 
 static void s11_processes_do_not_share_string(void **state)
 {
-    sw_vm *a = vm_with("string.upper = nil return pcall(function() return ('a'):upper() end)",
-                       NULL);
+    sw_vm *a =
+        vm_with("string.upper = nil return pcall(function() return ('a'):upper() end)", NULL);
     (void)state;
     assert_int_equal(drive(a).st, SW_VM_DONE);
     assert_false(lua_toboolean(sw_vm_thread(a), 1)); /* A broke its own string methods */
@@ -291,8 +280,9 @@ static void s13_error_tostring_never_called(void **state)
                       NULL, "(error object is a table value)");
     assert_true(now_s() - t0 < 5);
     /* errors.new-style tables: the message field, and the raw value stays readable */
-    assert_int_equal(run_code("error({message = 'boom', kind = 'bad', retryable = false})",
-                              NULL, &vm).st, SW_VM_FAILED);
+    assert_int_equal(
+        run_code("error({message = 'boom', kind = 'bad', retryable = false})", NULL, &vm).st,
+        SW_VM_FAILED);
     assert_true(strncmp(sw_vm_error(vm), "boom\nstack traceback:", 21) == 0);
     lua_State *t = sw_vm_thread(vm);
     assert_int_equal(lua_type(t, -1), LUA_TTABLE);
@@ -319,14 +309,16 @@ static void xpcall_and_load_behave(void **state)
                    "coroutine.resume(co) return coroutine.resume(co, 41)",
                    NULL, "true|true|42");
     v = results("return xpcall(function() local s = 0 for i = 1, 1e5 do s = s + i end return s end,"
-                " print)", &count_mode, &r);
+                " print)",
+                &count_mode, &r);
     assert_string_equal(v, "true|5000050000");
     assert_true(r.preempted > 100);
     free(v);
-    assert_results("local parts, i = {'return ', '1 + ', '2'}, 0\n"
-                   "local f = load(function() i = i + 1 return parts[i] end)\n"
-                   "return f(), load('return x', 'n', 't', {x = 5})(), select(2, load('x =', '=c'))",
-                   NULL, "3|5|c:1: unexpected symbol near '<eof>'");
+    assert_results(
+        "local parts, i = {'return ', '1 + ', '2'}, 0\n"
+        "local f = load(function() i = i + 1 return parts[i] end)\n"
+        "return f(), load('return x', 'n', 't', {x = 5})(), select(2, load('x =', '=c'))",
+        NULL, "3|5|c:1: unexpected symbol near '<eof>'");
     assert_results("return load(function() return {} end)", NULL,
                    "nil|reader function must return a string");
     assert_results("return select(2, load(function() error('rd', 0) end))", NULL, "rd");
@@ -380,8 +372,8 @@ static void print_writes_one_line(void **state)
 static void owner_visible_from_coroutines(void **state)
 {
     (void)state;
-    assert_results("return owner_ok(), coroutine.wrap(function() return owner_ok() end)()",
-                   NULL, "true|true");
+    assert_results("return owner_ok(), coroutine.wrap(function() return owner_ok() end)()", NULL,
+                   "true|true");
 }
 
 /* ---- lazy globals ----------------------------------------------------------------------- */
@@ -478,28 +470,28 @@ static void no_preemption_where_yield_is_impossible(void **state)
 static void passthrough_nested_coroutines(void **state)
 {
     run_result r;
-    char *v = results(
-        "local function loop(n) local s = 0 for i = 1, n do s = s + 1 end return s end\n"
-        "local outer = coroutine.create(function(a)\n"
-        "  local middle = coroutine.wrap(function(b)\n"
-        "    local inner = coroutine.create(function(c)\n"
-        "      local got = coroutine.yield(loop(3e5) + c)\n"
-        "      return got, 'inner done'\n"
-        "    end)\n"
-        "    local ok1, v1 = coroutine.resume(inner, b)\n"
-        "    local ok2, v2, v3 = coroutine.resume(inner, 'to inner')\n"
-        "    coroutine.yield(v1 + loop(1e5))\n"
-        "    return v2 .. '/' .. v3 .. '/' .. tostring(ok1 and ok2)\n"
-        "  end)\n"
-        "  local first = middle(a)\n"
-        "  local second = middle()\n"
-        "  local back = coroutine.yield(first, second)\n"
-        "  return back\n"
-        "end)\n"
-        "local ok, x, y = coroutine.resume(outer, 1)\n"
-        "local ok2, z = coroutine.resume(outer, 'last')\n"
-        "return ok, x, y, ok2, z, coroutine.status(outer)",
-        &count_mode, &r);
+    char *v =
+        results("local function loop(n) local s = 0 for i = 1, n do s = s + 1 end return s end\n"
+                "local outer = coroutine.create(function(a)\n"
+                "  local middle = coroutine.wrap(function(b)\n"
+                "    local inner = coroutine.create(function(c)\n"
+                "      local got = coroutine.yield(loop(3e5) + c)\n"
+                "      return got, 'inner done'\n"
+                "    end)\n"
+                "    local ok1, v1 = coroutine.resume(inner, b)\n"
+                "    local ok2, v2, v3 = coroutine.resume(inner, 'to inner')\n"
+                "    coroutine.yield(v1 + loop(1e5))\n"
+                "    return v2 .. '/' .. v3 .. '/' .. tostring(ok1 and ok2)\n"
+                "  end)\n"
+                "  local first = middle(a)\n"
+                "  local second = middle()\n"
+                "  local back = coroutine.yield(first, second)\n"
+                "  return back\n"
+                "end)\n"
+                "local ok, x, y = coroutine.resume(outer, 1)\n"
+                "local ok2, z = coroutine.resume(outer, 'last')\n"
+                "return ok, x, y, ok2, z, coroutine.status(outer)",
+                &count_mode, &r);
     (void)state;
     assert_string_equal(v, "true|400001|to inner/inner done/true|true|last|dead");
     assert_true(r.preempted > 200);
@@ -571,16 +563,15 @@ static void block_at_top_level(void **state)
 static void block_passes_through_coroutines(void **state)
 {
     run_result r;
-    char *v = results(
-        "local gen = coroutine.wrap(function()\n"
-        "  local inner = coroutine.wrap(function()\n"
-        "    for i = 1, 3 do coroutine.yield(recv(i)) end\n"
-        "  end)\n"
-        "  for i = 1, 3 do coroutine.yield(inner() + 1000) end\n"
-        "end)\n"
-        "local pc = coroutine.create(function() return pcall(recv, 21) end)\n"
-        "return gen(), gen(), gen(), select(2, coroutine.resume(pc))",
-        &count_mode, &r);
+    char *v = results("local gen = coroutine.wrap(function()\n"
+                      "  local inner = coroutine.wrap(function()\n"
+                      "    for i = 1, 3 do coroutine.yield(recv(i)) end\n"
+                      "  end)\n"
+                      "  for i = 1, 3 do coroutine.yield(inner() + 1000) end\n"
+                      "end)\n"
+                      "local pc = coroutine.create(function() return pcall(recv, 21) end)\n"
+                      "return gen(), gen(), gen(), select(2, coroutine.resume(pc))",
+                      &count_mode, &r);
     (void)state;
     assert_string_equal(v, "1002|1004|1006|true|42");
     assert_int_equal(r.blocked, 4);
@@ -597,8 +588,7 @@ static void resume_with_many_values(void **state)
     assert_int_equal(sw_vm_start(vm, 0), SW_VM_BLOCKED);
     t = sw_vm_thread(vm);
     assert_int_equal(sw_vm_reserve(vm, t, 500), 1);
-    for (i = 0; i < 500; i++)
-        lua_pushinteger(t, i);
+    for (i = 0; i < 500; i++) lua_pushinteger(t, i);
     assert_int_equal(sw_vm_resume(vm, 500), SW_VM_DONE);
     assert_int_equal(lua_tointeger(t, 1), 500);
     sw_vm_free(vm);
@@ -616,8 +606,8 @@ static void block_in_a_c_callback_is_an_error(void **state)
 
 static void blocked_vm_freed_without_resume(void **state)
 {
-    sw_vm *vm = vm_with("local co = coroutine.wrap(function() return recv() end) return co()",
-                        NULL);
+    sw_vm *vm =
+        vm_with("local co = coroutine.wrap(function() return recv() end) return co()", NULL);
     (void)state;
     assert_int_equal(sw_vm_start(vm, 0), SW_VM_BLOCKED);
     sw_vm_free(vm); /* ASan checks nothing leaks */
@@ -825,10 +815,12 @@ static void interrupt_preempts_without_count_hook(void **state)
     assert_int_equal(lua_tointeger(sw_vm_thread(vm), 1), 30000000);
     sw_vm_free(vm);
     /* through nested user coroutines too */
-    r = run_with_ticker("local w = coroutine.wrap(function() local inner = coroutine.wrap(\n"
-                        "  function() local s = 0 for i = 1, 3e7 do s = s + i % 3 end return s end)\n"
-                        "  return inner() end)\n"
-                        "return w()", &vm);
+    r = run_with_ticker(
+        "local w = coroutine.wrap(function() local inner = coroutine.wrap(\n"
+        "  function() local s = 0 for i = 1, 3e7 do s = s + i % 3 end return s end)\n"
+        "  return inner() end)\n"
+        "return w()",
+        &vm);
     assert_int_equal(r.st, SW_VM_DONE);
     assert_true(r.preempted >= 1);
     assert_int_equal(lua_tointeger(sw_vm_thread(vm), 1), 30000000);
@@ -889,7 +881,8 @@ static const char pattern_cases[] =
     "end\n"
     "for _, p in ipairs(bad) do\n"
     "  rec(pcall(string.find, 'aaa', p)) rec(pcall(string.gsub, 'aaa', p, 'x'))\n"
-    "  rec(pcall(string.match, 'aaa', p)) rec(pcall(function() for _ in ('aaa'):gmatch(p) do end end))\n"
+    "  rec(pcall(string.match, 'aaa', p)) rec(pcall(function() for _ in ('aaa'):gmatch(p) do end "
+    "end))\n"
     "end\n"
     "rec(('hello world'):gsub('o', '%%'))\n"
     "rec(('hello'):gsub('l', {l = 'L'}))\n"
@@ -940,17 +933,14 @@ static void matcher_agrees_with_luajit(void **state)
     const char *theirs;
     (void)state;
     luaL_openlibs(L);
-    if (luaL_loadbuffer(L, pattern_cases, sizeof pattern_cases - 1, "=t") ||
-        lua_pcall(L, 0, 1, 0))
+    if (luaL_loadbuffer(L, pattern_cases, sizeof pattern_cases - 1, "=t") || lua_pcall(L, 0, 1, 0))
         fail_msg("reference: %s", lua_tostring(L, -1));
     theirs = lua_tostring(L, -1);
     mine = results(pattern_cases, NULL, NULL);
     if (strcmp(mine, theirs) != 0) {
         size_t i = 0;
-        while (mine[i] == theirs[i])
-            i++;
-        while (i > 0 && mine[i - 1] != '\n')
-            i--;
+        while (mine[i] == theirs[i]) i++;
+        while (i > 0 && mine[i - 1] != '\n') i--;
         fail_msg("first difference:\nmine:   %.200s\nluajit: %.200s", mine + i, theirs + i);
     }
     assert_true(strlen(mine) > 50000); /* the script really ran */
@@ -1030,8 +1020,7 @@ static char *read_spec_file(const char *name)
     char *text;
     snprintf(path, sizeof path, "%s/c/%s", SPEC_DIR, name);
     f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
+    if (!f) fail_msg("cannot open %s", path);
     fseek(f, 0, SEEK_END);
     n = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -1046,11 +1035,10 @@ static void assert_same_text(const char *mine, const char *theirs, const char *w
 {
     if (strcmp(mine, theirs) != 0) {
         size_t i = 0;
-        while (mine[i] == theirs[i])
-            i++;
-        while (i > 0 && mine[i - 1] != '\n')
-            i--;
-        fail_msg("%s, first difference:\nmine:   %.300s\nluajit: %.300s", what, mine + i, theirs + i);
+        while (mine[i] == theirs[i]) i++;
+        while (i > 0 && mine[i - 1] != '\n') i--;
+        fail_msg("%s, first difference:\nmine:   %.300s\nluajit: %.300s", what, mine + i,
+                 theirs + i);
     }
 }
 
@@ -1154,10 +1142,7 @@ static void kill_stops_builtin_loops(void **state)
     }
 }
 
-static int t_refuse(lua_State *L)
-{
-    return luaL_error(L, "read-only (%s)", lua_tostring(L, 2));
-}
+static int t_refuse(lua_State *L) { return luaL_error(L, "read-only (%s)", lua_tostring(L, 2)); }
 
 /* A proxy marked by sw_vm_readonly_metatable cannot be written, even raw. */
 static void readonly_proxies_refuse_raw_writes(void **state)
@@ -1195,8 +1180,9 @@ static void readonly_proxies_refuse_raw_writes(void **state)
     lua_pop(L, 1);
     r = drive(vm);
     assert_int_equal(r.st, SW_VM_DONE);
-    assert_string_equal(lua_tostring(sw_vm_thread(vm), -1),
-                        "read-only (x)|read-only (f)|read-only (1)|t:5: read-only (f)|1|nil|nil|okok");
+    assert_string_equal(
+        lua_tostring(sw_vm_thread(vm), -1),
+        "read-only (x)|read-only (f)|read-only (1)|t:5: read-only (f)|1|nil|nil|okok");
     sw_vm_free(vm);
 }
 
@@ -1211,8 +1197,7 @@ static sw_vm_status run_task(sw_vm *vm, lua_State **co, const char *code)
         fail_msg("load: %s", err);
     lua_xmove(L, *co, 1);
     sw_vm_status st = sw_vm_run(vm, *co, 0);
-    if (st == SW_VM_FAILED)
-        fail_msg("task failed: %s", sw_vm_error(vm));
+    if (st == SW_VM_FAILED) fail_msg("task failed: %s", sw_vm_error(vm));
     return st;
 }
 
@@ -1222,8 +1207,8 @@ static void stack_text(lua_State *co, char *buf, size_t size)
     int i;
     buf[0] = '\0';
     for (i = 1; i <= lua_gettop(co); i++) {
-        const char *v = lua_isboolean(co, i) ? (lua_toboolean(co, i) ? "true" : "false")
-                                             : lua_tostring(co, i);
+        const char *v =
+            lua_isboolean(co, i) ? (lua_toboolean(co, i) ? "true" : "false") : lua_tostring(co, i);
         strncat(buf, v ? v : "?", size - strlen(buf) - 1);
         strncat(buf, "|", size - strlen(buf) - 1);
     }
@@ -1239,25 +1224,28 @@ static void blocked_coroutine_only_resumed_by_the_scheduler(void **state)
     lua_State *a, *b, *c;
     (void)state;
     lua_register(sw_vm_lua(vm), "recv", t_recv);
-    assert_int_equal(run_task(vm, &a, "victim = coroutine.create(function() return recv() end)\n"
-                                      "outer = coroutine.wrap(function()\n"
-                                      "  inner = coroutine.create(function() return recv() end)\n"
-                                      "  return coroutine.resume(inner) end)\n"
-                                      "local x, y = coroutine.resume(victim)\n"
-                                      "local p, q = outer()\n"
-                                      "return x, y, p, q"),
+    assert_int_equal(run_task(vm, &a,
+                              "victim = coroutine.create(function() return recv() end)\n"
+                              "outer = coroutine.wrap(function()\n"
+                              "  inner = coroutine.create(function() return recv() end)\n"
+                              "  return coroutine.resume(inner) end)\n"
+                              "local x, y = coroutine.resume(victim)\n"
+                              "local p, q = outer()\n"
+                              "return x, y, p, q"),
                      SW_VM_BLOCKED);
-    assert_int_equal(run_task(vm, &b, "local a, b = coroutine.resume(victim, 'forged')\n"
-                                      "return a, b, coroutine.status(victim)"),
+    assert_int_equal(run_task(vm, &b,
+                              "local a, b = coroutine.resume(victim, 'forged')\n"
+                              "return a, b, coroutine.status(victim)"),
                      SW_VM_DONE);
     stack_text(b, got, sizeof got);
     snprintf(expected, sizeof expected, "%ssuspended|", refused);
     assert_string_equal(got, expected);
     lua_pushinteger(a, 7); /* the scheduler's answer to the first recv */
     assert_int_equal(sw_vm_run(vm, a, 1), SW_VM_BLOCKED); /* now in inner, inside outer */
-    assert_int_equal(run_task(vm, &c, "local c, d = coroutine.resume(inner, 'forged')\n"
-                                      "local e, f = pcall(outer, 'forged')\n"
-                                      "return c, d, e, f"),
+    assert_int_equal(run_task(vm, &c,
+                              "local c, d = coroutine.resume(inner, 'forged')\n"
+                              "local e, f = pcall(outer, 'forged')\n"
+                              "return c, d, e, f"),
                      SW_VM_DONE);
     stack_text(c, got, sizeof got);
     snprintf(expected, sizeof expected, "%s%s", refused, refused);

@@ -39,7 +39,8 @@ static void test_blocks_are_aligned_and_distinct(void **state)
         assert_int_equal((uintptr_t)p[i] % SW_HEAP_GRAIN, 0);
         fill(p[i], n, (unsigned)i);
     }
-    for (int i = 0; i < 64; i++) assert_true(holds(p[i], (size_t)(i * 5 % SW_HEAP_SMALL_MAX) + 1, (unsigned)i));
+    for (int i = 0; i < 64; i++)
+        assert_true(holds(p[i], (size_t)(i * 5 % SW_HEAP_SMALL_MAX) + 1, (unsigned)i));
     for (int i = 0; i < 64; i++) sw_heap_free(&h, p[i], (size_t)(i * 5 % SW_HEAP_SMALL_MAX) + 1);
     sw_heap_release(&h);
 }
@@ -125,7 +126,11 @@ static void test_random_workload_keeps_every_block_intact(void **state)
 {
     (void)state;
     enum { SLOTS = 300, STEPS = 40000 };
-    struct { unsigned char *p; size_t n; unsigned seed; } s[SLOTS] = {0};
+    struct {
+        unsigned char *p;
+        size_t n;
+        unsigned seed;
+    } s[SLOTS] = {0};
     sw_heap h;
     sw_heap_init(&h, 0);
     srand(12345);

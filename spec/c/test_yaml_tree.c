@@ -37,7 +37,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static sw_node *parse_len(fx *f, const char *text, size_t len) { return sw_yaml_parse(&f->arena, "f.yaml", text, len, &f->diags); }
+static sw_node *parse_len(fx *f, const char *text, size_t len)
+{
+    return sw_yaml_parse(&f->arena, "f.yaml", text, len, &f->diags);
+}
 static sw_node *parse(fx *f, const char *text) { return parse_len(f, text, strlen(text)); }
 
 static void print_diags(const fx *f)
@@ -61,7 +64,8 @@ static sw_node *parse_ok(fx *f, const char *text)
 }
 
 /* Parsing must fail with exactly one diagnostic at line:col whose message contains needle. */
-static void parse_refused(fx *f, const char *text, size_t len, unsigned line, unsigned col, const char *needle)
+static void parse_refused(fx *f, const char *text, size_t len, unsigned line, unsigned col,
+                          const char *needle)
 {
     sw_node *root = parse_len(f, text, len);
     if (root || f->diags.n != 1) {
@@ -71,7 +75,8 @@ static void parse_refused(fx *f, const char *text, size_t len, unsigned line, un
     const sw_diag *d = &f->diags.v[0];
     assert_string_equal(d->file, "f.yaml");
     if (!strstr(d->msg, needle)) fail_msg("message \"%s\" lacks \"%s\"", d->msg, needle);
-    if (d->line != line || d->col != col) fail_msg("error at %u:%u, expected %u:%u (%s)", d->line, d->col, line, col, d->msg);
+    if (d->line != line || d->col != col)
+        fail_msg("error at %u:%u, expected %u:%u (%s)", d->line, d->col, line, col, d->msg);
     assert_null(d->entry);
     assert_null(d->field);
 }
@@ -86,7 +91,8 @@ static const sw_node *val(const sw_node *map, const char *key)
 static void assert_scalar(const sw_node *n, sw_scalar_kind kind, const char *text)
 {
     assert_int_equal(n->type, SW_NODE_SCALAR);
-    if (n->scalar != kind) fail_msg("\"%s\": scalar kind %d, expected %d", n->str, (int)n->scalar, (int)kind);
+    if (n->scalar != kind)
+        fail_msg("\"%s\": scalar kind %d, expected %d", n->str, (int)n->scalar, (int)kind);
     assert_string_equal(n->str, text);
     assert_int_equal(n->len, strlen(text));
 }
@@ -96,33 +102,32 @@ static void assert_scalar(const sw_node *n, sw_scalar_kind kind, const char *tex
 static void test_scalar_types_core_schema(void **state)
 {
     fx *f = *state;
-    const sw_node *r = parse_ok(f,
-                                "q: \"2\"\n"
-                                "sq: '2'\n"
-                                "i: 2\n"
-                                "neg: -3\n"
-                                "pos: +4\n"
-                                "fl: 2.5\n"
-                                "exp: 1e3\n"
-                                "inf: .inf\n"
-                                "t: true\n"
-                                "T: True\n"
-                                "f: false\n"
-                                "F: FALSE\n"
-                                "n: null\n"
-                                "tilde: ~\n"
-                                "empty:\n"
-                                "yes_: yes\n"
-                                "no_: no\n"
-                                "on_: on\n"
-                                "Y: y\n"
-                                "qt: \"true\"\n"
-                                "qn: 'null'\n"
-                                "qe: \"\"\n"
-                                "s: hello world\n"
-                                "mixed: tRUE\n"
-                                "ver: 1.0.0\n"
-                                "tagged: !!str 7\n");
+    const sw_node *r = parse_ok(f, "q: \"2\"\n"
+                                   "sq: '2'\n"
+                                   "i: 2\n"
+                                   "neg: -3\n"
+                                   "pos: +4\n"
+                                   "fl: 2.5\n"
+                                   "exp: 1e3\n"
+                                   "inf: .inf\n"
+                                   "t: true\n"
+                                   "T: True\n"
+                                   "f: false\n"
+                                   "F: FALSE\n"
+                                   "n: null\n"
+                                   "tilde: ~\n"
+                                   "empty:\n"
+                                   "yes_: yes\n"
+                                   "no_: no\n"
+                                   "on_: on\n"
+                                   "Y: y\n"
+                                   "qt: \"true\"\n"
+                                   "qn: 'null'\n"
+                                   "qe: \"\"\n"
+                                   "s: hello world\n"
+                                   "mixed: tRUE\n"
+                                   "ver: 1.0.0\n"
+                                   "tagged: !!str 7\n");
     assert_int_equal(r->type, SW_NODE_MAP);
     assert_int_equal(r->n, 26);
     assert_scalar(val(r, "q"), SW_SCALAR_STRING, "2");
@@ -189,12 +194,11 @@ static void test_core_schema_octal_and_hex_ints(void **state)
 static void test_positions(void **state)
 {
     fx *f = *state;
-    const sw_node *r = parse_ok(f,
-                                "a: 1\n"
-                                "b:\n"
-                                "  - x\n"
-                                "  - {c: d}\n"
-                                "long_key:   \"v\"\n");
+    const sw_node *r = parse_ok(f, "a: 1\n"
+                                   "b:\n"
+                                   "  - x\n"
+                                   "  - {c: d}\n"
+                                   "long_key:   \"v\"\n");
     assert_int_equal(r->line, 1);
     assert_int_equal(r->col, 1);
     assert_string_equal(r->file, "f.yaml");
@@ -374,12 +378,11 @@ static void test_depth_refusal_with_anchor_does_not_leak(void **state)
 static void test_a_few_aliases_fine(void **state)
 {
     fx *f = *state;
-    const sw_node *r = parse_ok(f,
-                                "base: &b {x: 1, y: [a, b]}\n"
-                                "c1: *b\n"
-                                "c2: *b\n"
-                                "s: &s hello\n"
-                                "t: *s\n");
+    const sw_node *r = parse_ok(f, "base: &b {x: 1, y: [a, b]}\n"
+                                   "c1: *b\n"
+                                   "c2: *b\n"
+                                   "s: &s hello\n"
+                                   "t: *s\n");
     const sw_node *base = val(r, "base");
     assert_ptr_equal(val(r, "c1"), base);
     assert_ptr_equal(val(r, "c2"), base);
@@ -400,16 +403,15 @@ static void test_anchor_redefinition_uses_latest(void **state)
 static void test_alias_bomb_refused(void **state)
 {
     fx *f = *state;
-    const char *bomb =
-        "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
-        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
-        "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-        "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
-        "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
-        "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
-        "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
-        "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n";
+    const char *bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+                       "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                       "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+                       "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                       "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+                       "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+                       "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+                       "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
+                       "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n";
     clock_t t0 = clock();
     sw_node *root = parse(f, bomb);
     assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
@@ -575,7 +577,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_depth_65_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_depth_block_maps_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_depth_cheap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_depth_refusal_with_anchor_does_not_leak, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_depth_refusal_with_anchor_does_not_leak, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_few_aliases_fine, setup, teardown),
         cmocka_unit_test_setup_teardown(test_anchor_redefinition_uses_latest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alias_bomb_refused, setup, teardown),
@@ -592,7 +595,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_syntax_error_unclosed_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_syntax_error_bad_indent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_invalid_utf8_position, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_utf8_position_counts_characters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_utf8_position_counts_characters, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_invalid_utf8_deep_in_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_in_scalar_refused, setup, teardown),
     };

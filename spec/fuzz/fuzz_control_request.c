@@ -10,14 +10,14 @@
 
 #include "control_request.h"
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
+#define CHECK(cond, ...)                                                             \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
             fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            abort();                                                                  \
-        }                                                                             \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+            abort();                                                                 \
+        }                                                                            \
     } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

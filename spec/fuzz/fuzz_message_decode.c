@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(lua_gettop(A) == n + 1, "encode changed the stack");
     int m = sw_msg_decode(B, buf.data, buf.len);
     FUZZ_CHECK(m == n, "re-encoded values decode as %d, not %d", m, n);
-    for (int i = 1; i <= n; i++) FUZZ_CHECK(fuzz_same(A, i + 1, B, i), "value %d differs after a round trip", i);
+    for (int i = 1; i <= n; i++)
+        FUZZ_CHECK(fuzz_same(A, i + 1, B, i), "value %d differs after a round trip", i);
     return 0;
 }

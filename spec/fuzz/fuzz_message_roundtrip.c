@@ -30,11 +30,30 @@ static uint64_t next64(input *in)
     return v;
 }
 
-static int raises(lua_State *L) { return luaL_error(L, "a metamethod ran: the codec must use raw access only"); }
+static int raises(lua_State *L)
+{
+    return luaL_error(L, "a metamethod ran: the codec must use raw access only");
+}
 
-static const double specials[] = {0.0, -0.0, 1.0, -1.0, 127.0, 128.0, -128.0, 0.5, 1e308, -1e-308,
-                                  4.9e-324, 9007199254740992.0, 9007199254740993.0, 9223372036854775807.0,
-                                  -9223372036854775808.0, 18446744073709551616.0, INFINITY, -INFINITY, NAN};
+static const double specials[] = {0.0,
+                                  -0.0,
+                                  1.0,
+                                  -1.0,
+                                  127.0,
+                                  128.0,
+                                  -128.0,
+                                  0.5,
+                                  1e308,
+                                  -1e-308,
+                                  4.9e-324,
+                                  9007199254740992.0,
+                                  9007199254740993.0,
+                                  9223372036854775807.0,
+                                  -9223372036854775808.0,
+                                  18446744073709551616.0,
+                                  INFINITY,
+                                  -INFINITY,
+                                  NAN};
 
 /* Pushes a number from the input: small, any int64, any bit pattern, or an edge case. */
 static void push_number(lua_State *L, input *in)
@@ -71,7 +90,7 @@ static void push_key(lua_State *L, input *in, int depth)
     else if (op <= 4) push_number(L, in);
     else if (op == 5) lua_pushboolean(L, next(in) & 1);
     else if (op == 6) lua_pushnumber(L, (lua_Number)(next(in) % 20 + 1)); /* array-ish */
-    else push_value(L, in, depth);  /* maybe a table or function as a key */
+    else push_value(L, in, depth); /* maybe a table or function as a key */
     /* Lua itself refuses nil and NaN keys (rawset raises) */
     if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TNUMBER && isnan(lua_tonumber(L, -1)))) {
         lua_pop(L, 1);
@@ -116,11 +135,15 @@ static void push_value(lua_State *L, input *in, int depth)
     case 0: lua_pushnil(L); break;
     case 1: lua_pushboolean(L, 0); break;
     case 2: lua_pushboolean(L, 1); break;
-    case 3: case 4: push_number(L, in); break;
-    case 5: case 6: push_string(L, in, 63); break;
+    case 3:
+    case 4: push_number(L, in); break;
+    case 5:
+    case 6: push_string(L, in, 63); break;
     case 7: push_string(L, in, 4096); break;
     case 8: lua_pushnumber(L, specials[next(in) % (sizeof specials / sizeof *specials)]); break;
-    case 9: case 10: case 11: push_table(L, in, depth); break;
+    case 9:
+    case 10:
+    case 11: push_table(L, in, depth); break;
     case 12: { /* a table built earlier, maybe one being filled (a cycle) */
         size_t n = lua_objlen(L, 1);
         if (n == 0) lua_pushnil(L);
@@ -191,15 +214,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     input in = {data, data + size};
     lua_settop(A, 0);
     lua_settop(B, 0);
-    lua_newtable(A);                  /* 1: the pool of tables built */
-    lua_pushcfunction(A, raises);     /* 2: unsendable, below the range encoded */
+    lua_newtable(A);              /* 1: the pool of tables built */
+    lua_pushcfunction(A, raises); /* 2: unsendable, below the range encoded */
     unsigned lim = next(&in);
     size_t limit = lim % 4 == 0 ? (size_t)(lim >> 2) * 64 : (size_t)1 << 20;
     size_t errlen = next(&in) % 4 == 0 ? next(&in) % 48 : 160;
     int n = (int)(next(&in) % 4) + 1;
     int negative = next(&in) & 1;
     for (int i = 0; i < n; i++) push_value(A, &in, 0);
-    lua_pushcfunction(A, raises);     /* unsendable, above the range */
+    lua_pushcfunction(A, raises); /* unsendable, above the range */
     int top = lua_gettop(A);
 
     /* exactly errlen bytes, so ASan sees a message written past them */
@@ -217,7 +240,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != 0) {
         FUZZ_CHECK(buf.len == 0, "a refused encode left %zu bytes", buf.len);
         if (errlen > 1) FUZZ_CHECK(err[0] != 0, "refused without a message");
-        int too_large = errlen < 20 || strncmp(err, "message too large", 17) == 0; /* or cut short */
+        int too_large =
+            errlen < 20 || strncmp(err, "message too large", 17) == 0; /* or cut short */
         FUZZ_CHECK(too_large || expect != 1, "sendable values refused: %s", err);
         free(err);
         return 0;
@@ -229,6 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int m = sw_msg_decode(B, buf.data, buf.len);
     FUZZ_CHECK(m == n, "%d values encoded, %d decoded", n, m);
     FUZZ_CHECK(lua_type(B, 1) == LUA_TSTRING, "decode overwrote the value below");
-    for (int i = 0; i < n; i++) FUZZ_CHECK(fuzz_same(A, 3 + i, B, 2 + i), "value %d differs after a round trip", i + 1);
+    for (int i = 0; i < n; i++)
+        FUZZ_CHECK(fuzz_same(A, 3 + i, B, 2 + i), "value %d differs after a round trip", i + 1);
     return 0;
 }

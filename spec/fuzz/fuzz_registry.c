@@ -7,9 +7,10 @@
 
 #define MAX_FILES 8
 static const char *const paths[MAX_FILES] = {
-    "/nonexistent-fuzz-root/a.yaml", "/nonexistent-fuzz-root/b.yaml", "/nonexistent-fuzz-root/c/d.yaml",
-    "/nonexistent-fuzz-root/e.yaml", "/nonexistent-fuzz-root/f.yml", "/nonexistent-fuzz-root/g.yaml",
-    "/nonexistent-fuzz-root/h.yaml", "/nonexistent-fuzz-root/i.yaml"};
+    "/nonexistent-fuzz-root/a.yaml",   "/nonexistent-fuzz-root/b.yaml",
+    "/nonexistent-fuzz-root/c/d.yaml", "/nonexistent-fuzz-root/e.yaml",
+    "/nonexistent-fuzz-root/f.yml",    "/nonexistent-fuzz-root/g.yaml",
+    "/nonexistent-fuzz-root/h.yaml",   "/nonexistent-fuzz-root/i.yaml"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

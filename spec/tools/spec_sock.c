@@ -58,7 +58,8 @@ static int do_send(const char *path)
         }
     shutdown(fd, SHUT_WR);
     struct pollfd p = {.fd = fd, .events = POLLIN};
-    while (poll(&p, 1, 10000) > 0 && (n = recv(fd, buf, sizeof buf, 0)) > 0) fwrite(buf, 1, (size_t)n, stdout);
+    while (poll(&p, 1, 10000) > 0 && (n = recv(fd, buf, sizeof buf, 0)) > 0)
+        fwrite(buf, 1, (size_t)n, stdout);
     close(fd);
     return 0;
 }
@@ -150,7 +151,8 @@ static int do_hold(const char *path, int n, double seconds, char **texts, int n_
         p[i].events = POLLIN;
         if (n_texts) {
             const char *t = texts[i % n_texts];
-            if (send(p[i].fd, t, strlen(t), MSG_NOSIGNAL) < 0) fprintf(stderr, "spec_sock: send: %s\n", strerror(errno));
+            if (send(p[i].fd, t, strlen(t), MSG_NOSIGNAL) < 0)
+                fprintf(stderr, "spec_sock: send: %s\n", strerror(errno));
         }
     }
     printf("connected %d\n", n);
@@ -205,8 +207,11 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "send") == 0) return do_send(argv[2]);
     if (argc >= 4 && strcmp(argv[1], "dgram") == 0) return do_dgram(argv[2], atof(argv[3]));
     if (argc >= 4 && strcmp(argv[1], "flood") == 0) return do_flood(argv[2], atof(argv[3]));
-    if (argc >= 5 && strcmp(argv[1], "hold") == 0) return do_hold(argv[2], atoi(argv[3]), atof(argv[4]), argv + 5, argc - 5);
-    if (argc >= 6 && strcmp(argv[1], "drip") == 0) return do_drip(argv[2], argv[3], atof(argv[4]), atof(argv[5]));
-    fprintf(stderr, "usage: spec_sock send PATH | dgram PATH SECONDS | flood PATH SECONDS | hold PATH N SECONDS [TEXT...] | drip PATH TEXT INTERVAL SECONDS\n");
+    if (argc >= 5 && strcmp(argv[1], "hold") == 0)
+        return do_hold(argv[2], atoi(argv[3]), atof(argv[4]), argv + 5, argc - 5);
+    if (argc >= 6 && strcmp(argv[1], "drip") == 0)
+        return do_drip(argv[2], argv[3], atof(argv[4]), atof(argv[5]));
+    fprintf(stderr, "usage: spec_sock send PATH | dgram PATH SECONDS | flood PATH SECONDS | hold "
+                    "PATH N SECONDS [TEXT...] | drip PATH TEXT INTERVAL SECONDS\n");
     return 2;
 }
