@@ -11,7 +11,7 @@ FUZZERS     ?= $(patsubst spec/fuzz/fuzz_%.c,%,$(wildcard spec/fuzz/fuzz_*.c))
 APP         ?= examples/hello
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build run test test-asan test-tsan fuzz bench clean
+.PHONY: all deps build run test test-asan test-tsan fuzz bench clean format check-format
 
 all: build
 
@@ -58,6 +58,12 @@ fuzz: $(FUZZ_BUILD)/CMakeCache.txt
 bench: build
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	bash bench/run.sh $(BUILD)
+
+format:
+	bash scripts/check-format.sh --fix
+
+check-format:
+	bash scripts/check-format.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -144,4 +144,3 @@ void sw_loader_check_groups(loader *L)
         }
     }
 }
-

@@ -16,7 +16,8 @@
 #include "runtime.h"
 #include "task.h"
 
-#define TRIM_AFTER_BYTES ((size_t)32 << 20) /* a process that held this much: malloc_trim at its end */
+#define TRIM_AFTER_BYTES \
+    ((size_t)32 << 20) /* a process that held this much: malloc_trim at its end */
 
 typedef struct exit_state {
     sw_exit_kind kind;
@@ -249,4 +250,3 @@ void sw_proc_discard(sw_proc *p)
     proc_free_state(p);
     sw_proc_release(p); /* the pid table's reference */
 }
-
