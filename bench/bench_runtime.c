@@ -194,6 +194,8 @@ int main(int argc, char **argv)
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     sw_runtime_config cfg = {.workers =
                                  getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
+    cfg.limits.processes = 10 * (int64_t)spawns; /* the host's default (100,000) counts the
+                                                    ping-pong pair too: room for every spawn */
     sw_api_use(&cfg);
     sw_runtime *rt = sw_runtime_new(reg, log, &cfg);
 

@@ -19,8 +19,8 @@ typedef struct sw_host_config {
     const char *control_socket;         /* control.socket, NULL: DIR/.steward.sock */
     int64_t control_idle_timeout_ns;    /* control.idle_timeout (60s) */
     int64_t control_request_timeout_ns; /* control.request_timeout (10s) */
-    sw_limits limits;                   /* limits.*; 0 fields: the defaults (README "Limits") */
-    void *owner;                        /* keeps the parsed file alive */
+    sw_limits limits; /* limits.*; 0 fields: the defaults (docs/security.md "Limits") */
+    void *owner;      /* keeps the parsed file alive */
 } sw_host_config;
 
 void sw_host_config_defaults(sw_host_config *c);

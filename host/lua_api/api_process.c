@@ -91,7 +91,7 @@ static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
     return e;
 }
 
-/* The per-process bounds on what a process holds (README "Limits"): NULL if one more
+/* The per-process bounds on what a process holds (docs/security.md "Limits"): NULL if one more
  * monitor (SPAWN_MONITOR) and link (SPAWN_LINK) fit, else the error. */
 static const char *over_bounds(const sw_proc *p, int flags)
 {

@@ -124,7 +124,7 @@ struct sw_proc {
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in
  * err: among others "process limit reached" (the host's or the service's) and "host memory
- * limit reached" (README "Limits"), checked before anything is made. Thread: any. */
+ * limit reached" (docs/security.md "Limits"), checked before anything is made. Thread: any. */
 uint64_t sw_proc_spawn(sw_runtime *rt, const sw_spawn *s, char *err, size_t errlen);
 /* sw_proc_spawn in two steps, so the costly one can be done ahead of time: prepare creates the
  * state and loads the chunk (NULL with err on failure); nobody can reach the process until

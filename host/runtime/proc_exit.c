@@ -104,7 +104,7 @@ static void answer_late(sw_proc *p, sw_delivery *list, const exit_state *x)
     }
 }
 
-/* Out of the counts admit() put it in (README "Limits"). */
+/* Out of the counts admit() put it in (docs/security.md "Limits"). */
 static void discount(sw_proc *p)
 {
     if (p->svc_counted && atomic_fetch_sub(&p->svc->live, 1) == 1 && atomic_load(&p->svc->ending) &&

@@ -1,4 +1,4 @@
-/* Host limits (README "Limits"): their defaults, the count of processes per host and per
+/* Host limits (docs/security.md "Limits"): their defaults, the count of processes per host and per
  * service, and what a spawn must pass. The memory cap itself is a sw_vm_budget (vm.h) in the
  * runtime, shared by every process's heap and every mailbox. Counts are relaxed atomics
  * touched once per spawn and once per end; nothing here runs per allocation or per message.

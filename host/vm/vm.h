@@ -48,7 +48,7 @@
 typedef struct sw_vm sw_vm;
 
 /* A memory budget shared by many states and by whatever else the host counts in it (the
- * host's cap: README "Limits"). A state takes bytes from it in SW_VM_BUDGET_STEP steps as
+ * host's cap: docs/security.md "Limits"). A state takes bytes from it in SW_VM_BUDGET_STEP steps as
  * its heap grows and gives steps back as it shrinks (keeping up to two spare), so its
  * allocator touches the shared counter about once per step of growth, never per allocation.
  * An allocation that would take the total past cap fails like one over the state's own limit
