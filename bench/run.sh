@@ -7,3 +7,6 @@ for b in "$build"/bench_*; do
   echo "== $(basename "$b")"
   "$b"
 done
+# Benchmarks that are a Steward app driven by a script, beside their baseline in the same run.
+echo "== funcs"
+bash "$(dirname "$0")/funcs.sh" "$build/steward"
