@@ -47,6 +47,8 @@ int sw_open_http(lua_State *L);
  * lifecycle.security is not guarded. */
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
 
+/* The duration at idx (a "250ms"-style string or seconds) in ns, or -1 if it is not one. */
+int64_t sw_api_to_duration(lua_State *L, int idx);
 /* A duration argument: "250ms"-style string or seconds; raises on anything else. */
 int64_t sw_api_check_duration(lua_State *L, int idx);
 /* Pushes the function of lua/<name>.lua (the host's own Lua, shipped as bytecode); raises if

@@ -99,12 +99,7 @@ static int field(lua_State *L, int opts, const char *name)
 
 static int64_t check_timeout(lua_State *L, int idx)
 {
-    int64_t ns = -1;
-    if (lua_type(L, idx) == LUA_TNUMBER) {
-        if (sw_duration_from_seconds(lua_tonumber(L, idx), &ns) != 0) ns = -1;
-    } else if (lua_type(L, idx) == LUA_TSTRING) {
-        if (sw_parse_duration(lua_tostring(L, idx), &ns) != 0) ns = -1;
-    }
+    int64_t ns = sw_api_to_duration(L, idx);
     if (ns < 0)
         luaL_error(L,
                    "http: timeout: expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");

@@ -12,7 +12,7 @@
 
 #define TICKER_MT "steward.ticker"
 
-int64_t sw_api_check_duration(lua_State *L, int idx)
+int64_t sw_api_to_duration(lua_State *L, int idx)
 {
     int64_t ns = -1;
     if (lua_type(L, idx) == LUA_TNUMBER) {
@@ -20,6 +20,12 @@ int64_t sw_api_check_duration(lua_State *L, int idx)
     } else if (lua_type(L, idx) == LUA_TSTRING) {
         if (sw_parse_duration(lua_tostring(L, idx), &ns) != 0) ns = -1;
     }
+    return ns;
+}
+
+int64_t sw_api_check_duration(lua_State *L, int idx)
+{
+    int64_t ns = sw_api_to_duration(L, idx);
     if (ns < 0)
         luaL_argerror(L, idx, "expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");
     return ns;
