@@ -107,7 +107,7 @@ const char *vm_oom_text(const sw_vm *vm)
 static int vm_setup(lua_State *L)
 {
     sw_vm *vm = lua_touserdata(L, 1);
-    vm_sandbox_open(L, vm->limited);
+    vm_sandbox_open(L);
     if (vm->jit) {
         vm_sandbox_jit(L); /* CPU detection and JIT on; then hidden */
     } else {
@@ -134,7 +134,6 @@ sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
     vm->owner = owner;
     vm->reductions = !lim ? SW_VM_REDUCTIONS_DEFAULT : lim->reductions > 0 ? lim->reductions : 0;
     vm->jit = lim ? lim->jit : 0;
-    vm->limited = lim && lim->memory > 0;
     atomic_init(&vm->killed, 0);
     atomic_flag_clear(&vm->hook_lock);
     sw_heap_init(&vm->heap, 0);

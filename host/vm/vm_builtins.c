@@ -1,9 +1,9 @@
 /* The sandbox's own versions of a few LuaJIT builtins (vm_sandbox.c installs them; the
  * audit of every builtin's loops is docs/sandbox-builtins.md):
- * - tostring and string.sub/upper/lower/reverse/char as plain C functions, in processes with
- *   a memory limit: LuaJIT's are fast functions that call into C without setting L->top,
+ * - tostring and string.sub/upper/lower/reverse/char as plain C functions, in every process
+ *   (any may hit its memory limit or the host's cap): LuaJIT's are fast functions that call into C without setting L->top,
  *   so an allocation failing inside one wrote "not enough memory" over a live stack slot and
- *   the host crashed (shared/research/oom-in-fast-functions.md);
+ *   the host crashed (docs/sandbox-builtins.md);
  * - table.insert and table.remove with Lua 5.3's position checks; long moves in insert and
  *   table.sort poll the kill flag (C loops where no hook fires);
  * - rawset and table.insert refusing the read-only proxies of host modules.
@@ -37,7 +37,7 @@ static inline void poll_kill(lua_State *L, uint32_t *n)
     }
 }
 
-/* ---- tostring and string functions: plain C, for memory-limited processes --------------
+/* ---- tostring and string functions: plain C, for every process (any may hit a memory cap) --------------
  * Why C functions and not a reserve past the limit: a C function is entered through a frame
  * that sets L->top, so an allocation failing anywhere inside it (the result, LuaJIT's string
  * table growing, a buffer) raises cleanly; a reserve would have to cover a string as large

@@ -26,7 +26,6 @@ struct sw_vm {
     size_t gc_at;  /* with a limit: past this many bytes, ask the hook for a full collection */
     int gc_wanted; /* the allocator asked; the hook collects at the next instruction */
     int reductions, jit;
-    int limited; /* created with a memory limit (the sandbox differs: vm_builtins.c) */
     int phase, why, oom, nesting;
     uintptr_t cstack_base;    /* address near the bottom of the running slice's C stack */
     sw_vm_status final, last; /* final: once over; last: the latest resumable status */
@@ -82,9 +81,10 @@ int vm_run_slice(sw_vm *vm, int nargs);
 
 /* Builds the process's globals on the fresh main state L (under lua_cpcall: raises when out
  * of memory): allow-listed base and string, the guarded xpcall, load, print, collectgarbage,
- * rawset, and the lazy globals. limited: the process has a memory limit, so tostring and the
- * allocating string fast functions are replaced (vm_builtins_alloc_safe). */
-void vm_sandbox_open(lua_State *L, int limited);
+ * rawset, and the lazy globals; tostring and the allocating string fast functions are plain C
+ * (vm_builtins_alloc_safe): any process may see an allocation fail, at its own limit or at the
+ * host's memory cap, and LuaJIT's fast paths would then write over a live stack slot. */
+void vm_sandbox_open(lua_State *L);
 /* For a JIT process: opens the jit library (CPU detection, JIT on), then hides it. */
 void vm_sandbox_jit(lua_State *L);
 

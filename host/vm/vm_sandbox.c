@@ -2,8 +2,8 @@
  * allow-lists of base, string, table, math, bit and coroutine, the lazily opened libraries,
  * and the sandbox's own load/loadstring, print, collectgarbage and guarded xpcall.
  * vm.c calls vm_sandbox_open once per state; the pattern functions are vm_pattern.c's, the
- * coroutine pass-through vm_coroutine.c's, rawset, table.insert/remove/sort and (with a
- * memory limit) tostring and the allocating string functions vm_builtins.c's. */
+ * coroutine pass-through vm_coroutine.c's, rawset, table.insert/remove/sort, tostring and the
+ * allocating string functions vm_builtins.c's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -433,7 +433,7 @@ static void call_open(lua_State *L, lua_CFunction open)
     lua_call(L, 0, 0);
 }
 
-void vm_sandbox_open(lua_State *L, int limited)
+void vm_sandbox_open(lua_State *L)
 {
     call_once(&prepared, prepare);
     call_open(L, luaopen_base);
@@ -450,7 +450,7 @@ void vm_sandbox_open(lua_State *L, int limited)
     lua_pushcfunction(L, sb_print);
     lua_setglobal(L, "print");
     sandbox_string(L);
-    if (limited) vm_builtins_alloc_safe(L);
+    vm_builtins_alloc_safe(L);
     sandbox_lazy(L);
 }
 

@@ -3,7 +3,7 @@
 -- doubling, and with ballast, so that the doubling (256 KB) does not fit: the allocation that
 -- fails is made inside the builtin, and no collection hook runs before it. LuaJIT's fast
 -- functions wrote their error at a stale L->top there, over a live slot of the frames below
--- (shared/research/oom_repro.c), and the host crashed for some shapes (how many locals, which
+-- (a minimal reproducer: a 1 MB limit, the JIT off, tostring(i) in a loop), and the host crashed for some shapes (how many locals, which
 -- catcher, how deep): hence many seeds. docs/sandbox-builtins.md.
 local CALLS = {
   tostring = "tostring(i + 0.5)",
