@@ -231,7 +231,7 @@ describe("hardening", function()
         local r = host:ctl("start", "app:hog")
         assert.are.equal(0, r.code, r.stdout .. r.stderr)
         -- the host's own memory (code, libuv, logs: `base`) is outside the cap
-        local bound = cap + base + 16
+        local bound = cap + base + 16 * SLOW -- sanitizers' allocators keep more of their own
         host:wait("a spawn refused for memory", function(events)
           rss_mb(host, bound)
           for _, e in ipairs(logged(events, "spawn refused", "app:hog")) do
@@ -335,6 +335,9 @@ describe("hardening", function()
   end)
 
   it("the host returns a large process's memory to the OS once it ends", function()
+    -- under ASan or TSan (SLOW > 1) their allocator, not glibc's, holds freed memory (ASan's
+    -- quarantine keeps it on purpose): there is nothing for malloc_trim to give back
+    if SLOW > 1 then return end
     with_host("trim", nil, function(host)
       host:wait_event({ msg = "service state", service = "app:idle", state = "running" })
       local base = rss_mb(host)
