@@ -13,37 +13,7 @@
 #include "sup_internal.h"
 #include "units.h"
 
-/* ---- sub-states and what they show ---- */
-
-static const sw_svc_state views[] = {
-    [SW_SUB_INACTIVE] = SW_SVC_INACTIVE,
-    [SW_SUB_BLOCKED] = SW_SVC_INACTIVE,
-    [SW_SUB_INACTIVE_FOR_GOOD] = SW_SVC_INACTIVE,
-    [SW_SUB_AWAIT_STANDBY] = SW_SVC_STARTING,
-    [SW_SUB_STARTING] = SW_SVC_STARTING,
-    [SW_SUB_START_TIMED_OUT] = SW_SVC_STARTING,
-    [SW_SUB_STARTING_KILLED] = SW_SVC_STARTING,
-    [SW_SUB_RUNNING] = SW_SVC_RUNNING,
-    [SW_SUB_RUNNING_KILLED] = SW_SVC_RUNNING,
-    [SW_SUB_STOPPING] = SW_SVC_STOPPING,
-    [SW_SUB_STOPPING_KILLED] = SW_SVC_STOPPING,
-    [SW_SUB_ENDING] = SW_SVC_STOPPING,
-    [SW_SUB_ENDING_KILLED] = SW_SVC_STOPPING,
-    [SW_SUB_BACKOFF_STOPPED] = SW_SVC_STOPPED,
-    [SW_SUB_BACKOFF_FAILED] = SW_SVC_FAILED,
-    [SW_SUB_STOPPED] = SW_SVC_STOPPED,
-    [SW_SUB_FAILED] = SW_SVC_FAILED,
-    [SW_SUB_STOPPED_FOR_GOOD] = SW_SVC_STOPPED,
-    [SW_SUB_FAILED_FOR_GOOD] = SW_SVC_FAILED,
-    [SW_SUB_DISCARDED] = SW_SVC_STOPPED,
-};
-
-static const char *const state_names[] = {"inactive", "starting", "running",
-                                          "stopping", "stopped",  "failed"};
-
-const char *sw_svc_state_name(sw_svc_state st) { return state_names[st]; }
-sw_svc_state sw_svc_view(sw_svc_sub sub) { return views[sub]; }
-sw_svc_state sw_svc_state_of(const sw_svc *v) { return views[v->sub]; }
+/* ---- sub-states (what each shows: service_view.c) ---- */
 
 static bool for_good_sub(sw_svc_sub sub)
 {
@@ -72,12 +42,12 @@ bool sw_svc_for_good(const sw_svc *v) { return for_good_sub(v->sub) || v->ends_f
 
 bool sw_svc_active(const sw_svc *v)
 {
-    return v->pid != 0 || views[v->sub] == SW_SVC_STOPPING || v->sub == SW_SUB_AWAIT_STANDBY;
+    return v->pid != 0 || sw_svc_view(v->sub) == SW_SVC_STOPPING || v->sub == SW_SUB_AWAIT_STANDBY;
 }
 
 bool sw_svc_settled(const sw_svc *v)
 {
-    sw_svc_state st = views[v->sub];
+    sw_svc_state st = sw_svc_view(v->sub);
     if (v->held_by) return false;
     if (st == SW_SVC_RUNNING || st == SW_SVC_FAILED) return true;
     if (st == SW_SVC_STARTING || st == SW_SVC_STOPPING) return false;
@@ -87,14 +57,14 @@ bool sw_svc_settled(const sw_svc *v)
 
 bool svc_idle(const sw_svc *v)
 {
-    sw_svc_state st = views[v->sub];
+    sw_svc_state st = sw_svc_view(v->sub);
     return !sw_svc_for_good(v) && !sw_svc_waiting(v) && !v->pid && v->sub != SW_SUB_AWAIT_STANDBY &&
            (st == SW_SVC_INACTIVE || st == SW_SVC_STOPPED || st == SW_SVC_FAILED);
 }
 
 bool svc_blocked_for_good(const sw_svc *d)
 {
-    sw_svc_state st = views[d->sub];
+    sw_svc_state st = sw_svc_view(d->sub);
     if (sw_svc_waiting(d) || d->pid || d->sub == SW_SUB_AWAIT_STANDBY) return false;
     if (sw_svc_for_good(d) &&
         (st == SW_SVC_FAILED || st == SW_SVC_STOPPED || st == SW_SVC_INACTIVE))
@@ -104,7 +74,7 @@ bool svc_blocked_for_good(const sw_svc *d)
 
 bool svc_started(const sw_svc *m)
 {
-    sw_svc_state st = views[m->sub];
+    sw_svc_state st = sw_svc_view(m->sub);
     return st == SW_SVC_RUNNING || (sw_svc_for_good(m) && m->run_start && st == SW_SVC_STOPPED);
 }
 
@@ -115,7 +85,7 @@ void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t at
 {
     sw_log_field f[4];
     size_t n = 0;
-    f[n++] = (sw_log_field){.key = "state", .type = SW_LF_STR, .s = state_names[st]};
+    f[n++] = (sw_log_field){.key = "state", .type = SW_LF_STR, .s = sw_svc_state_name(st)};
     f[n++] = (sw_log_field){.key = "attempt", .type = SW_LF_INT, .i = attempt};
     if (reason) f[n++] = (sw_log_field){.key = "reason", .type = SW_LF_STR, .s = reason};
     if (next_ns >= 0)
@@ -163,7 +133,7 @@ static void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t nex
         free(v->reason);
         v->reason = reason ? strdup(reason) : NULL;
     }
-    sup_log_state(v->sup, v->entry->id, views[sub], v->attempt + 1, reason, next_ns);
+    sup_log_state(v->sup, v->entry->id, sw_svc_view(sub), v->attempt + 1, reason, next_ns);
 }
 
 void svc_block(sw_svc *v, const char *reason) { svc_enter(v, SW_SUB_BLOCKED, reason, -1); }
@@ -208,7 +178,7 @@ static void start_timeout_fired(uv_timer_t *t)
 static void stop_timeout_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
-    if (!v->pid || views[v->sub] != SW_SVC_STOPPING) return;
+    if (!v->pid || sw_svc_view(v->sub) != SW_SVC_STOPPING) return;
     shift(v, SW_SUB_STOPPING_KILLED);
     sw_runtime_kill(v->sup->rt, v->pid);
     sup_settle(v->sup);
@@ -493,7 +463,8 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
     v->end.kind = (int)kind;
     v->end.retryable = retryable;
     v->end.error = error ? strdup(error) : NULL;
-    if (views[v->sub] == SW_SVC_STOPPING) shift(v, SW_SUB_ENDING); /* a stop: its reason stays */
+    if (sw_svc_view(v->sub) == SW_SVC_STOPPING)
+        shift(v, SW_SUB_ENDING); /* a stop: its reason stays */
     else
         svc_enter(
             v, SW_SUB_ENDING,
@@ -542,7 +513,7 @@ void svc_begin_stop(sw_svc *v)
         svc_enter(v, SW_SUB_STOPPED, "stopped while waiting to restart", -1);
         return;
     }
-    if (!v->pid || views[v->sub] == SW_SVC_STOPPING) return;
+    if (!v->pid || sw_svc_view(v->sub) == SW_SVC_STOPPING) return;
     uv_timer_stop(&v->timer);
     svc_enter(v, killed(v->sub) ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
               s->shutting_down ? "shutdown" : "stop requested", -1);
@@ -559,7 +530,7 @@ void svc_kill(sw_svc *v)
         sw_runtime_kill_tree(v->sup->rt, v->tree);
     }
     if (!v->pid) return;
-    sw_svc_state st = views[v->sub];
+    sw_svc_state st = sw_svc_view(v->sub);
     shift(v, st == SW_SVC_STARTING  ? SW_SUB_STARTING_KILLED
              : st == SW_SVC_RUNNING ? SW_SUB_RUNNING_KILLED
                                     : SW_SUB_STOPPING_KILLED);
