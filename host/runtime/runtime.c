@@ -272,16 +272,16 @@ bool sw_tree_gone(sw_svc_count *c)
     return claim_gone(c);
 }
 
-bool sw_runtime_end_tree(sw_runtime *rt, sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg)
+bool sw_tree_end(sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg)
 {
     if (atomic_load(&c->live) == 0) return true; /* the common case: no processes, no cost */
     c->on_gone = on_gone;
     c->gone_arg = arg;
     atomic_store(&c->told, false);
     atomic_store(&c->ending, true);
-    if (claim_gone(c)) return true;
-    tree_deliver(rt, c, SW_DLV_CANCEL);
-    return false;
+    return claim_gone(c);
 }
+
+void sw_runtime_cancel_tree(sw_runtime *rt, sw_svc_count *c) { tree_deliver(rt, c, SW_DLV_CANCEL); }
 
 void sw_runtime_kill_tree(sw_runtime *rt, sw_svc_count *c) { tree_deliver(rt, c, SW_DLV_KILL); }

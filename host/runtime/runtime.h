@@ -111,10 +111,12 @@ int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
 /* Opens c's tree for a new run: its processes may spawn again. Only while no tree process
  * lives (a new run, before its root launches). Thread: the owner's. */
 void sw_tree_open(sw_svc_count *c);
-/* The run's root ended: the tree takes no more processes and each one left gets CANCEL.
- * true when it is already gone (nothing will be called); else on_gone(arg) is called once,
- * on any thread, when it is: the owner then confirms with sw_tree_gone. Thread: the owner's. */
-bool sw_runtime_end_tree(sw_runtime *rt, sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg);
+/* The run's root ended: the tree takes no more processes. true when it is already gone
+ * (nothing will be called); else on_gone(arg) is called once, on any thread, when it is: the
+ * owner then confirms with sw_tree_gone. Thread: the owner's. */
+bool sw_tree_end(sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg);
+/* CANCEL to each process left in an ending tree (after the owner has logged why). */
+void sw_runtime_cancel_tree(sw_runtime *rt, sw_svc_count *c);
 /* Kills every process left in c's tree (after an ending tree's stop timeout). */
 void sw_runtime_kill_tree(sw_runtime *rt, sw_svc_count *c);
 /* After on_gone: true when the tree is really gone; false (a stale call) re-arms on_gone. */

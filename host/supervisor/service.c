@@ -453,12 +453,13 @@ static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *e
     if (sw_svc_for_good(v)) svc_drop_standby(v);
 }
 
-/* The run's own process ended with processes it spawned left: they get CANCEL, and are
+/* The run's own process ended with processes it spawned left: they get CANCEL (once the
+ * stopping event is logged, so what they log on CANCEL comes after it), and are
  * killed after stop_timeout; the end is judged once they are gone (svc_tree_gone). false
  * when the tree is already gone (the common case: it costs nothing). */
 static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char *error)
 {
-    if (!v->tree || sw_runtime_end_tree(v->sup->rt, v->tree, sup_on_tree_gone, v)) return false;
+    if (!v->tree || sw_tree_end(v->tree, sup_on_tree_gone, v)) return false;
     v->end.sub = v->sub;
     v->end.kind = (int)kind;
     v->end.retryable = retryable;
@@ -469,6 +470,7 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
         svc_enter(
             v, SW_SUB_ENDING,
             v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
+    sw_runtime_cancel_tree(v->sup->rt, v->tree); /* after the event: its CANCELs come after it */
     sup_arm(&v->timer, tree_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
     return true;
 }
