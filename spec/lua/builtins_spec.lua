@@ -8,8 +8,8 @@ local APP = "builtins"
 -- STEWARD_SLOW: the binary runs under a sanitizer (TSan: about ten times slower)
 local SLOW = tonumber(os.getenv("STEWARD_SLOW") or "1")
 
-local function case(name, limit)
-  return rt.ok(rt.run(APP, "bi:run", { name }, { limit = (limit or 10) * SLOW })).stdout
+local function case(name, limit, ...)
+  return rt.ok(rt.run(APP, "bi:run", { name, ... }, { limit = (limit or 10) * SLOW })).stdout
 end
 
 describe("builtins", function()
@@ -23,7 +23,7 @@ describe("builtins", function()
   end)
 
   it("insert and remove check positions (Lua 5.3); sized loops end at once", function()
-    local out = case("bounds")
+    local out = case("bounds", nil, 5 * SLOW)
     local oob = "false\tbad argument #2 to '?' (position out of bounds)"
     assert.are.equal(table.concat({
       "insert 2^40\t" .. oob,
