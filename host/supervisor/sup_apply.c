@@ -251,8 +251,10 @@ static void check_shutdown(sw_supervisor *s)
     settle_groups(s);
     if (any || s->n_retired || s->done) return;
     s->done = true;
-    sw_preparer_stop(
-        &s->preparer); /* before the runtime goes; what it had comes back as messages */
+    /* Before the runtime goes: what the preparer had comes back as messages, handled (its
+     * processes discarded) now, while the runtime they count in still lives. */
+    sw_preparer_stop(&s->preparer);
+    sup_drain(s);
     uv_timer_stop(&s->shutdown_timer);
     uv_stop(s->loop);
 }

@@ -115,4 +115,7 @@ void sup_reload_free(sup_reload *r);
  * hand, fresh if they had failed for good); auto-start services and groups new to s start. */
 void sup_reload_steps(sw_supervisor *s, const bool *changed, sup_plan *p);
 
+/* Handles the messages worker threads queued (exits, readiness, standbys). supervisor.c. */
+void sup_drain(sw_supervisor *s);
+
 #endif

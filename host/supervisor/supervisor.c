@@ -105,7 +105,7 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
 }
 
 /* Handles the queued messages. */
-static void drain(sw_supervisor *s)
+void sup_drain(sw_supervisor *s)
 {
     pthread_mutex_lock(&s->lock);
     sw_sup_msg *m = s->head;
@@ -129,7 +129,7 @@ static void drain(sw_supervisor *s)
 static void on_wake(sw_wake *w)
 {
     sw_supervisor *s = w->data;
-    drain(s);
+    sup_drain(s);
     if (s->changed) sup_settle(s);
 }
 
@@ -436,7 +436,7 @@ void sw_supervisor_close(sw_supervisor *s)
 {
     s->on_change = NULL;
     sw_preparer_stop(&s->preparer);
-    drain(s); /* frees messages still queued (standbys are discarded: shutting down) */
+    sup_drain(s); /* frees messages still queued (standbys are discarded: shutting down) */
     sw_wake_close(&s->wake, NULL);
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) svc_free(s->svcs[i]);
