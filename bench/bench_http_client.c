@@ -12,6 +12,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "bench_util.h"
 #include "api.h"
 #include "bench_process.h"
 #include "runtime.h"
@@ -201,18 +202,6 @@ static double steward(sw_runtime *rt, const char *url, int conns, int n)
     return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median3(double *v)
-{
-    qsort(v, 3, sizeof *v, cmp_double);
-    return v[1];
-}
-
 int main(int argc, char **argv)
 {
     int one = argc > 1 ? atoi(argv[1]) : 5000;
@@ -222,15 +211,7 @@ int main(int argc, char **argv)
     uv_thread_t rt_thread = responder_start();
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/x", rport);
-    sw_registry_file f = {"/nonexistent-bench/app.yaml", app, sizeof app - 1};
-    sw_diags d;
-    sw_diags_init(&d);
-    sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!reg) {
-        sw_diags_finish(&d);
-        sw_diags_print(&d, stderr);
-        return 1;
-    }
+    sw_registry *reg = bench_load(app);
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     sw_runtime_config cfg = {.workers = 1};
     sw_api_use(&cfg);
@@ -245,7 +226,7 @@ int main(int argc, char **argv)
             base[k] = baseline(url, c, n);
             st[k] = steward(rt, url, c, n);
         }
-        double b = median3(base), s = median3(st);
+        double b = bench_median(base, 3), s = bench_median(st, 3);
         printf("http GET, %d request%s at a time, %d requests, keep-alive responder in C (medians "
                "of 3):\n",
                c, c > 1 ? "s" : "", n);
@@ -257,7 +238,6 @@ int main(int argc, char **argv)
     sw_runtime_free(rt);
     sw_log_free(log);
     sw_registry_free(reg);
-    sw_diags_free(&d);
     uv_async_send(&rstop);
     uv_thread_join(&rt_thread);
     uv_loop_close(&rloop);

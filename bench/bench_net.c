@@ -13,6 +13,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "bench_util.h"
 #include "api.h"
 #include "bench_process.h"
 #include "runtime.h"
@@ -224,32 +225,12 @@ static double steward(sw_runtime *rt, int conns, int trips)
     return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median3(double *v)
-{
-    qsort(v, 3, sizeof *v, cmp_double);
-    return v[1];
-}
-
 int main(int argc, char **argv)
 {
     int one = argc > 1 ? atoi(argv[1]) : 20000;
     int each = argc > 2 ? atoi(argv[2]) : 500;
     signal(SIGPIPE, SIG_IGN);
-    sw_registry_file f = {"/nonexistent-bench/app.yaml", app, sizeof app - 1};
-    sw_diags d;
-    sw_diags_init(&d);
-    sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!reg) {
-        sw_diags_finish(&d);
-        sw_diags_print(&d, stderr);
-        return 1;
-    }
+    sw_registry *reg = bench_load(app);
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     /* One worker: both processes on one thread, as the baseline. Two: the server may be
      * stolen by the idle worker before it opens its listener (then it stays there). */
@@ -270,7 +251,7 @@ int main(int argc, char **argv)
             w1[k] = steward(rts[0], c, t);
             w2[k] = steward(rts[1], c, t);
         }
-        double b = median3(base), s1 = median3(w1), s2 = median3(w2);
+        double b = bench_median(base, 3), s1 = bench_median(w1, 3), s2 = bench_median(w2, 3);
         printf("tcp echo, %d connection%s x %d round trips of %d bytes (medians of 3):\n", c,
                c > 1 ? "s" : "", t, MSG);
         printf("  steward, 1 worker: %.0f round trips/s; 2 workers: %.0f/s\n", s1, s2);
@@ -281,6 +262,5 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2; i++) sw_runtime_free(rts[i]);
     sw_log_free(log);
     sw_registry_free(reg);
-    sw_diags_free(&d);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "bench_util.h"
 #include "registry.h"
 
 #define FILES 50
@@ -21,18 +22,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
 }
 
 /* Services only reference services with a lower number, so the graph is a DAG. */
@@ -152,7 +141,8 @@ int main(void)
         sw_registry_free(reg);
         sw_diags_free(&d);
     }
-    double ml = median(load, ROUNDS), mg = median(graph, ROUNDS), mf = median(floor_, ROUNDS);
+    double ml = bench_median(load, ROUNDS), mg = bench_median(graph, ROUNDS),
+           mf = bench_median(floor_, ROUNDS);
     printf("registry: %zu entries, %zu services, %zu edges, %d files (median of %d)\n", entries,
            services, edges, FILES, ROUNDS);
     printf("  load + validate + graph  %8.1f ms   %9.0f entries/s   (target <= 150 ms)\n", ml * 1e3,

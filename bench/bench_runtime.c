@@ -12,23 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "api.h"
 #include "bench_process.h"
 #include "message.h"
 #include "proc.h"
 #include "runtime.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static double now(void)
 {
@@ -182,15 +171,7 @@ int main(int argc, char **argv)
 {
     int round_trips = argc > 1 ? atoi(argv[1]) : 300000;
     int spawns = argc > 2 ? atoi(argv[2]) : 100000;
-    sw_registry_file f = {"/nonexistent-bench/app.yaml", app, sizeof app - 1};
-    sw_diags d;
-    sw_diags_init(&d);
-    sw_registry *reg = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!reg) {
-        sw_diags_finish(&d);
-        sw_diags_print(&d, stderr);
-        return 1;
-    }
+    sw_registry *reg = bench_load(app);
     sw_log *log = sw_log_new(stderr, false, SW_LOG_WARN, false);
     sw_runtime_config cfg = {.workers =
                                  getenv("BENCH_WORKERS") ? atoi(getenv("BENCH_WORKERS")) : 2};
@@ -226,7 +207,6 @@ int main(int argc, char **argv)
         sw_runtime_free(rt);
         sw_log_free(log);
         sw_registry_free(reg);
-        sw_diags_free(&d);
         return 0;
     }
 
@@ -243,7 +223,7 @@ int main(int argc, char **argv)
     double counted = run_process(rt, "b:spin_counted", 0);
     sw_runtime_free(base);
     sw_runtime_free(rt);
-    double sliced = median(s_runs, 7), bare = median(b_runs, 7);
+    double sliced = bench_median(s_runs, 7), bare = bench_median(b_runs, 7);
     printf("preemption (medians of 7): CPU loop in a process preempted every 2 ms %.3f s; never "
            "preempted %.3f s: "
            "%.0f%% speed (target >= 90%%)\n",
@@ -252,6 +232,5 @@ int main(int argc, char **argv)
            counted, 100 * bare / counted);
     sw_log_free(log);
     sw_registry_free(reg);
-    sw_diags_free(&d);
     return 0;
 }

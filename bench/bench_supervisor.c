@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "api.h"
 #include "supervisor.h"
 
@@ -33,21 +34,6 @@ static void put(text *t, const char *s)
     }
     memcpy(t->s + t->n, s, len + 1);
     t->n += len;
-}
-
-static sw_registry *load(const char *yaml)
-{
-    sw_registry_file f = {"/nonexistent-bench/app.yaml", yaml, strlen(yaml)};
-    sw_diags d;
-    sw_diags_init(&d);
-    sw_registry *r = sw_registry_load_files("/nonexistent-bench", &f, 1, &d);
-    if (!r) {
-        sw_diags_finish(&d);
-        sw_diags_print(&d, stderr);
-        exit(1);
-    }
-    sw_diags_free(&d);
-    return r;
 }
 
 /* ---- polling the supervisor from its own loop ---- */
@@ -90,7 +76,7 @@ static void on_probe(uv_timer_t *t)
 
 static double run(const char *yaml, int mode, int64_t target, probe *out)
 {
-    sw_registry *reg = load(yaml);
+    sw_registry *reg = bench_load(yaml);
     /* Every transition is formatted as in production; the lines go to /dev/null, not a terminal. */
     FILE *sink = fopen("/dev/null", "w");
     sw_log *log = sw_log_new(sink, false, SW_LOG_INFO, false);
