@@ -11,7 +11,6 @@ local host = require("spec.lua.host_helper")
 local SPEC = os.getenv("SPEC_DIR") or "spec"
 local SLOW = tonumber(os.getenv("STEWARD_SLOW") or "") or 1
 local CASES = "../http_client/cases" -- runtime_helper runs apps under spec/apps/runtime
-local spec_sock = (h.steward:match("^(.*)/[^/]*$") or ".") .. "/spec_sock"
 
 local function run(case, ...)
   return rt.ok(rt.run(CASES, "http:run", { case, ... }, { limit = 30 * SLOW })).stdout
@@ -83,47 +82,15 @@ describe("http", function()
   end)
 
   it("a process killed mid-request leaves no transfer and no fd behind", function()
-    local ctl, out, err, pidfile = os.tmpname(), os.tmpname(), os.tmpname(), os.tmpname()
-    os.remove(ctl)
-    ctl = ctl .. ".sock"
-    os.execute(("(%s run %s -x http:kill %s >%s 2>%s </dev/null & echo $! >%s) >/dev/null 2>&1"):format(
-      h.quote(h.steward), h.quote(SPEC .. "/apps/http_client/cases"), h.quote(ctl), out, err, pidfile))
-    local pid = tonumber(h.read(pidfile))
-    local function ask(line)
-      local p = assert(io.popen(("printf '%%s\\n' %s | %s send %s"):format(line, h.quote(spec_sock), h.quote(ctl))))
-      local reply = p:read("*a")
-      p:close()
-      return reply
-    end
-    local function fds() return h.proc_sample(pid).fds end
-    local ok, e = pcall(function()
-      local deadline = rt.now() + 15 * SLOW
-      while not (h.read(out)):find("ready\n") and rt.now() < deadline do rt.sleep(0.01) end
-      assert.are.equal("ready\n", h.read(out), h.read(err))
-      assert.are.equal("warm 200\n", ask("warm"))
-      local baseline = fds()
-      assert.are.equal("asked\n", ask("open"))
-      local open = fds()
+    rt.with_driven(SPEC .. "/apps/http_client/cases", "http:kill", function(d)
+      assert.are.equal("warm 200\n", d.ask("warm"))
+      local baseline = d.fds()
+      assert.are.equal("asked\n", d.ask("open"))
+      local open = d.fds()
       assert.is_true(open >= baseline + 2, ("fds: %d at baseline, %d with a request"):format(baseline, open))
-      assert.are.equal("gone\n", ask("kill"))
-      local now = fds()
-      while now ~= baseline and rt.now() < deadline do
-        rt.sleep(0.01)
-        now = fds()
-      end
-      assert.are.equal(baseline, now, "open fds after the kill")
-      assert.are.equal("bye\n", ask("quit"))
-      local function running()
-        local status = h.read_if("/proc/" .. pid .. "/status")
-        return status and not status:find("State:%s*Z")
-      end
-      while running() and rt.now() < deadline do rt.sleep(0.01) end
-      assert.are.equal("", h.read(err)) -- nothing on stderr: no error, and no leak under sanitizers
-      assert.are.equal("ready\n", h.read(out))
+      assert.are.equal("gone\n", d.ask("kill"))
+      rt.wait_fds(d, baseline)
     end)
-    os.execute("kill -KILL " .. pid .. " 2>/dev/null")
-    for _, p in ipairs { out, err, pidfile, ctl } do os.remove(p) end
-    assert(ok, e)
   end)
 
   it("http.request is guarded on the URL as given: a denied call says so and does nothing", function()

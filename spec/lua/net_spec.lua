@@ -9,7 +9,6 @@ local host = require("spec.lua.host_helper")
 local SPEC = os.getenv("SPEC_DIR") or "spec"
 local SLOW = tonumber(os.getenv("STEWARD_SLOW") or "") or 1
 local CASES = "../net/cases" -- runtime_helper runs apps under spec/apps/runtime
-local spec_sock = (h.steward:match("^(.*)/[^/]*$") or ".") .. "/spec_sock"
 
 local function run(case, ...)
   return rt.ok(rt.run(CASES, "net:run", { case, ... }, { limit = 30 * SLOW })).stdout
@@ -183,44 +182,14 @@ describe("net", function()
   end)
 
   it("a process killed with sockets open: the peers read EOF and the host's open fds return to baseline", function()
-    local ctl, out, err, pidfile = sock_path(), os.tmpname(), os.tmpname(), os.tmpname()
-    os.execute(("(%s run %s -x net:kill %s >%s 2>%s </dev/null & echo $! >%s) >/dev/null 2>&1"):format(
-      h.quote(h.steward), h.quote(SPEC .. "/apps/net/cases"), h.quote(ctl), out, err, pidfile))
-    local pid = tonumber(h.read(pidfile))
-    local function ask(line)
-      local p = assert(io.popen(("printf '%%s\\n' %s | %s send %s"):format(line, h.quote(spec_sock), h.quote(ctl))))
-      local reply = p:read("*a")
-      p:close()
-      return reply
-    end
-    local function fds() return h.proc_sample(pid).fds end
-    local ok, e = pcall(function()
-      local deadline = rt.now() + 15 * SLOW
-      while not (h.read(out)):find("ready\n") and rt.now() < deadline do rt.sleep(0.01) end
-      assert.are.equal("ready\n", h.read(out), h.read(err))
-      local baseline = fds()
-      assert.are.equal("opened 12\n", ask("open"))
-      local open = fds()
+    rt.with_driven(SPEC .. "/apps/net/cases", "net:kill", function(d)
+      local baseline = d.fds()
+      assert.are.equal("opened 12\n", d.ask("open"))
+      local open = d.fds()
       assert.is_true(open >= baseline + 17, ("fds: %d at baseline, %d with sockets"):format(baseline, open))
-      assert.are.equal("eof nil,closed nil,closed nil,closed nil,closed nil,closed\n", ask("kill"))
-      local now = fds()
-      while now ~= baseline and rt.now() < deadline do
-        rt.sleep(0.01)
-        now = fds()
-      end
-      assert.are.equal(baseline, now, "open fds after the kill")
-      assert.are.equal("bye\n", ask("quit"))
-      local function running()
-        local status = h.read_if("/proc/" .. pid .. "/status")
-        return status and not status:find("State:%s*Z")
-      end
-      while running() and rt.now() < deadline do rt.sleep(0.01) end
-      assert.are.equal("", h.read(err)) -- nothing on stderr: no error, and no leak under sanitizers
-      assert.are.equal("ready\n", h.read(out))
+      assert.are.equal("eof nil,closed nil,closed nil,closed nil,closed nil,closed\n", d.ask("kill"))
+      rt.wait_fds(d, baseline)
     end)
-    os.execute("kill -KILL " .. pid .. " 2>/dev/null")
-    for _, p in ipairs { out, err, pidfile, ctl } do os.remove(p) end
-    assert(ok, e)
   end)
 
   it("a run that ends while a process holds sockets (waits and timeouts armed) shuts down cleanly", function()

@@ -69,4 +69,54 @@ function M.fields(s)
   return t
 end
 
+-- A process driven line by line (the net and http kill specs): runs `steward run APP_DIR -x ID
+-- CTL`, whose process answers lines sent to the unix socket CTL (through spec_sock), waits
+-- until it prints "ready", then calls fn(d) with d.ask(line) (the reply), d.fds() (the host's
+-- open fds) and d.deadline. Afterwards it asks "quit", waits for the host to end and checks it
+-- wrote nothing on stderr (no error, and no leak under sanitizers). Cleans up whatever happens.
+function M.with_driven(app_dir, id, fn)
+  local slow = tonumber(os.getenv("STEWARD_SLOW") or "") or 1
+  local spec_sock = (h.steward:match("^(.*)/[^/]*$") or ".") .. "/spec_sock"
+  local ctl, out, err, pidfile = os.tmpname(), os.tmpname(), os.tmpname(), os.tmpname()
+  os.remove(ctl)
+  ctl = ctl .. ".sock"
+  os.execute(("(%s run %s -x %s %s >%s 2>%s </dev/null & echo $! >%s) >/dev/null 2>&1"):format(
+    h.quote(h.steward), h.quote(app_dir), h.quote(id), h.quote(ctl), out, err, pidfile))
+  local pid = tonumber(h.read(pidfile))
+  local d = { deadline = M.now() + 15 * slow }
+  function d.ask(line)
+    local p = assert(io.popen(("printf '%%s\\n' %s | %s send %s"):format(line, h.quote(spec_sock), h.quote(ctl))))
+    local reply = p:read("*a")
+    p:close()
+    return reply
+  end
+  function d.fds() return h.proc_sample(pid).fds end
+  local ok, e = pcall(function()
+    while not (h.read(out)):find("ready\n") and M.now() < d.deadline do M.sleep(0.01) end
+    assert.are.equal("ready\n", h.read(out), h.read(err))
+    fn(d)
+    assert.are.equal("bye\n", d.ask("quit"))
+    local function running()
+      local status = h.read_if("/proc/" .. pid .. "/status")
+      return status and not status:find("State:%s*Z")
+    end
+    while running() and M.now() < d.deadline do M.sleep(0.01) end
+    assert.are.equal("", h.read(err)) -- nothing on stderr: no error, and no leak under sanitizers
+    assert.are.equal("ready\n", h.read(out))
+  end)
+  os.execute("kill -KILL " .. pid .. " 2>/dev/null")
+  for _, p in ipairs { out, err, pidfile, ctl } do os.remove(p) end
+  assert(ok, e)
+end
+
+-- Waits until fds() gives baseline again (or the deadline), and asserts it did.
+function M.wait_fds(d, baseline)
+  local now = d.fds()
+  while now ~= baseline and M.now() < d.deadline do
+    M.sleep(0.01)
+    now = d.fds()
+  end
+  assert.are.equal(baseline, now, "open fds after the kill")
+end
+
 return M
