@@ -2,7 +2,10 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "units.h"
 
 const char *const sw_version = "0.1.0";
 
@@ -36,6 +39,11 @@ static const command_help commands[] = {
      "Reload the registry of a running host (same as SIGHUP); --all restarts every\nservice (same "
      "as SIGUSR2).",
      1},
+    {"logs", "steward logs [ID] [-n N] [-f] [--since DURATION] [--json] [--control PATH] [DIR]",
+     "Print a running host's recent log lines: of one service, or of all in time\norder (the last "
+     "50, or -n N); --since 5m only newer ones; -f then follows new\nlines until interrupted; "
+     "--json one JSON record per line.",
+     3},
     {"help", "steward help [COMMAND]", "Show help for a command.", 3},
     {"version", "steward version", "Print the version.", 0},
 };
@@ -79,8 +87,8 @@ static bool is(const char *s, const char *const *names)
     return false;
 }
 
-static const char *const control_commands[] = {"status",  "start",  "stop",
-                                               "restart", "reload", NULL};
+static const char *const control_commands[] = {"status", "start", "stop", "restart",
+                                               "reload", "logs",  NULL};
 
 /* Options that take a value and belong to command c; the slot to fill, or NULL. */
 static const char **value_option(sw_cli *o, const command_help *c, const char *name)
@@ -90,19 +98,26 @@ static const char **value_option(sw_cli *o, const command_help *c, const char *n
     if (strcmp(name, "--config") == 0) return &o->config;
     if (strcmp(name, "--format") == 0 && strcmp(c->name, "graph") == 0) return &o->format;
     if (strcmp(name, "--control") == 0 && is(c->name, control_commands)) return &o->control;
+    if (strcmp(name, "-n") == 0 && strcmp(c->name, "logs") == 0) return &o->lines;
+    if (strcmp(name, "--since") == 0 && strcmp(c->name, "logs") == 0) return &o->since;
     return NULL;
 }
 
-static const char *const known_options[] = {"--format",  "--why", "--json",
-                                            "--control", "--all", NULL};
+static const char *const known_options[] = {"--format", "--why", "--json",  "--control", "--all",
+                                            "-n",       "-f",    "--since", NULL};
 static const char *const log_formats[] = {"text", "json", NULL};
 static const char *const log_levels[] = {"debug", "info", "warn", "warning", "error", NULL};
+
+/* status and logs take [ID] [DIR]: an id has a colon, a directory does not. */
+static bool id_or_dir(const command_help *c)
+{
+    return strcmp(c->name, "status") == 0 || strcmp(c->name, "logs") == 0;
+}
 
 static int positional(sw_cli *o, const command_help *c, const char *word, char *err, size_t errlen)
 {
     if (c->positionals == 2 || c->positionals == 3) {
-        /* status takes [ID] [DIR]: an id has a colon, a directory does not. */
-        bool dir_word = strcmp(c->name, "status") == 0 && !strchr(word, ':');
+        bool dir_word = id_or_dir(c) && !strchr(word, ':');
         if (!o->id && !dir_word) {
             o->id = word;
             return 0;
@@ -111,7 +126,7 @@ static int positional(sw_cli *o, const command_help *c, const char *word, char *
             o->dir = word;
             return 0;
         }
-        if (c->positionals == 3 && strcmp(c->name, "status") == 0 && !o->dir) {
+        if (c->positionals == 3 && id_or_dir(c) && !o->dir) {
             o->dir = word;
             return 0;
         }
@@ -120,6 +135,20 @@ static int positional(sw_cli *o, const command_help *c, const char *word, char *
         return 0;
     }
     return fail(err, errlen, "unexpected argument \"%s\"", word);
+}
+
+/* logs: -n a whole number, --since a duration ("5m", "1h", "30s"). */
+static int check_logs_options(const sw_cli *o, char *err, size_t errlen)
+{
+    char *end;
+    if (o->lines && (!*o->lines || strtol(o->lines, &end, 10) < 0 || *end ||
+                     strtol(o->lines, NULL, 10) > 1000000))
+        return fail(err, errlen, "-n needs a whole number of lines (0 to 1000000), not \"%s\"",
+                    o->lines);
+    int64_t ns;
+    if (o->since && (sw_parse_duration(o->since, &ns) != 0 || ns <= 0))
+        return fail(err, errlen, "--since needs a duration (5m, 1h, 30s), not \"%s\"", o->since);
+    return 0;
 }
 
 int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
@@ -151,7 +180,8 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
             else if (i + 1 >= argc) return fail(err, errlen, "option %s needs a value", a);
             else *slot = argv[++i];
         } else if (strcmp(a, "--why") == 0 && strcmp(c->name, "graph") == 0) o->why = true;
-        else if (strcmp(a, "--json") == 0 && strcmp(c->name, "status") == 0) o->json = true;
+        else if (strcmp(a, "--json") == 0 && id_or_dir(c)) o->json = true;
+        else if (strcmp(a, "-f") == 0 && strcmp(c->name, "logs") == 0) o->follow = true;
         else if (strcmp(a, "--all") == 0 && strcmp(c->name, "reload") == 0) o->all = true;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             o->id = o->command;
@@ -177,6 +207,7 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
     if (o->log_level && !is(o->log_level, log_levels))
         return fail(err, errlen, "unknown log level \"%s\" (debug, info, warn or error)",
                     o->log_level);
+    if (check_logs_options(o, err, errlen) != 0) return -1;
     if (c->positionals == 1 && !o->dir && strcmp(c->name, "reload") != 0)
         return fail(err, errlen, "%s needs an app directory", c->name);
     if (c->positionals == 2 && !o->id) return fail(err, errlen, "%s needs a service id", c->name);

@@ -15,11 +15,8 @@
 #include "json.h"
 
 #define EXIT_NOT_RUNNING 3
-#define EXIT_UNKNOWN     4
 
-/* The socket: --control, else the config's control.socket, else DIR/.steward.sock, else
- * ./.steward.sock. NULL (message printed) when the config cannot be read. */
-static char *socket_path(const sw_cli *cli)
+char *sw_cli_socket_path(const sw_cli *cli)
 {
     if (cli->control) return strdup(cli->control);
     sw_host_config cfg;
@@ -32,7 +29,7 @@ static char *socket_path(const sw_cli *cli)
 /* One request, one reply line (malloc'd), or NULL after printing why. */
 static char *call(const sw_cli *cli, const char *request, double wait_s)
 {
-    char *path = socket_path(cli);
+    char *path = sw_cli_socket_path(cli);
     if (!path) return NULL;
     char err[512];
     char *reply = NULL;
@@ -109,8 +106,7 @@ static const char *item(const json_t *list, size_t i)
     return json_is_string(n) ? json_string_value(n) : "?";
 }
 
-/* An error reply: printed, with its list of errors; the exit code. */
-static int report_error(const sw_cli *cli, const json_t *root)
+int sw_cli_report_error(const sw_cli *cli, const json_t *root)
 {
     fprintf(stderr, "steward %s: %s\n", cli->command, str_or(root, "error", "failed"));
     const json_t *errors = json_object_get(root, "errors");
@@ -255,7 +251,7 @@ static int status(const sw_cli *cli)
     }
     json_t *r = parse_reply(text);
     if (!r) code = 1;
-    else if (!is_true(r, "ok")) code = report_error(cli, r);
+    else if (!is_true(r, "ok")) code = sw_cli_report_error(cli, r);
     else if (cli->json) printf("%s\n", text);
     else if (cli->id) print_service(json_object_get(r, "service"));
     else {
@@ -280,7 +276,7 @@ static int act(const sw_cli *cli)
     if (!text) return 1;
     json_t *r = parse_reply(text);
     int code = r ? 0 : 1;
-    if (code == 0 && !is_true(r, "ok")) code = report_error(cli, r);
+    if (code == 0 && !is_true(r, "ok")) code = sw_cli_report_error(cli, r);
     else if (code == 0) printf("%s\n", str_or(r, "message", "done"));
     const json_t *services = json_object_get(r, "services");
     for (size_t i = 0; i < list_size(services); i++) {

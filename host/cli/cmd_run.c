@@ -1,6 +1,7 @@
 /* `steward run DIR -x ID [ARGS...]`: run one process.lua to completion and exit with its code
  * (a returned number; 0 for success; 1 for failure, with the error on stderr). SIGINT or
  * SIGTERM kill the process; a second one exits at once with 1. */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,10 +182,27 @@ static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw
     return ctl;
 }
 
+/* The app's log: sw_cli_log, keeping records in rings and files as the config says; NULL
+ * (message printed) when it cannot. */
+static sw_log *app_log(const sw_cli *cli, const sw_host_config *cfg)
+{
+    sw_log *log = sw_cli_log(cli, cfg);
+    sw_log_keep keep;
+    sw_host_config_log_keep(cfg, &keep);
+    char err[PATH_MAX + 200];
+    if (log && sw_log_start_keeping(log, &keep, err, sizeof err) != 0) {
+        fprintf(stderr, "steward: %s\n", err);
+        sw_log_free(log);
+        return NULL;
+    }
+    return log;
+}
+
 static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg)
 {
     app_state a = {0};
-    sw_log *log = sw_cli_log(cli, cfg);
+    sw_log *log = app_log(cli, cfg);
+    if (!log) return 1;
     sw_runtime_config rc;
     sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc);

@@ -8,6 +8,8 @@
 
 #include "arena.h"
 #include "control.h"
+#include "log_files.h"
+#include "log_ring.h"
 #include "readfile.h"
 #include "schema.h"
 #include "units.h"
@@ -108,6 +110,11 @@ static const sw_field shutdown_fields[] = {
 static const sw_field log_fields[] = {
     {.name = "format", .type = SW_F_CUSTOM, .offset = HC(log_format), .custom = parse_log_format},
     {.name = "level", .type = SW_F_CUSTOM, .offset = HC(log_level), .custom = parse_log_level},
+    {.name = "dir", .type = SW_F_STRING, .offset = HC(log_dir), .flags = SW_F_NONEMPTY},
+    {.name = "max_size", .type = SW_F_SIZE, .offset = HC(log_max_size), .flags = SW_F_POSITIVE},
+    {.name = "max_files", .type = SW_F_INT, .offset = HC(log_max_files), .min = 1, .max = 1000},
+    {.name = "ring_lines", .type = SW_F_INT, .offset = HC(log_ring_lines), .min = 0, .max = 1e6},
+    {.name = "ring_size", .type = SW_F_SIZE, .offset = HC(log_ring_size), .flags = SW_F_POSITIVE},
 };
 static const sw_field control_fields[] = {
     {.name = "socket", .type = SW_F_STRING, .offset = HC(control_socket)},
@@ -121,7 +128,8 @@ static const sw_field control_fields[] = {
      .flags = SW_F_POSITIVE},
 };
 static const sw_schema security_schema = {security_fields, 1},
-                       shutdown_schema = {shutdown_fields, 1}, log_schema = {log_fields, 2},
+                       shutdown_schema = {shutdown_fields, 1},
+                       log_schema = {log_fields, sizeof log_fields / sizeof *log_fields},
                        control_schema = {control_fields, 3};
 
 /* Sub-objects write at offsets of the whole struct: each OBJECT field sits at offset 0. */
@@ -143,6 +151,19 @@ void sw_host_config_defaults(sw_host_config *c)
     c->shutdown_timeout_ns = 30 * SW_NS_PER_S;
     c->control_idle_timeout_ns = SW_CTL_IDLE_TIMEOUT_S * SW_NS_PER_S;
     c->control_request_timeout_ns = SW_CTL_REQUEST_TIMEOUT_S * SW_NS_PER_S;
+    c->log_max_size = SW_LOG_FILES_MAX_SIZE;
+    c->log_max_files = SW_LOG_FILES_MAX_FILES;
+    c->log_ring_lines = SW_LOG_RING_LINES;
+    c->log_ring_size = SW_LOG_RING_BYTES;
+}
+
+void sw_host_config_log_keep(const sw_host_config *c, sw_log_keep *k)
+{
+    *k = (sw_log_keep){.ring_lines = (size_t)c->log_ring_lines,
+                       .ring_bytes = (size_t)c->log_ring_size,
+                       .dir = c->log_dir,
+                       .max_size = c->log_max_size,
+                       .max_files = (unsigned)c->log_max_files};
 }
 
 int sw_host_config_load(sw_host_config *c, const char *path, sw_diags *diags)

@@ -28,5 +28,6 @@ int main(int argc, char **argv)
     if (strcmp(cli.command, "check") == 0) return sw_cmd_check(&cli);
     if (strcmp(cli.command, "graph") == 0) return sw_cmd_graph(&cli);
     if (strcmp(cli.command, "run") == 0) return sw_cmd_run(&cli);
+    if (strcmp(cli.command, "logs") == 0) return sw_cmd_logs(&cli);
     return sw_cmd_control(&cli);
 }

@@ -137,8 +137,8 @@ static void log_request(sw_supervisor *s, const sw_ctl_request *r)
     sw_log_field f[2] = {{.key = "cmd", .type = SW_LF_STR, .s = sw_ctl_cmd_name(r->cmd)}};
     size_t n = 1;
     if (r->id) f[n++] = (sw_log_field){.key = "id", .type = SW_LF_STR, .s = r->id};
-    sw_log_write(s->log, r->cmd == SW_CTL_STATUS ? SW_LOG_DEBUG : SW_LOG_INFO, NULL,
-                 "control request", f, n);
+    bool reads = r->cmd == SW_CTL_STATUS || r->cmd == SW_CTL_LOGS;
+    sw_log_write(s->log, reads ? SW_LOG_DEBUG : SW_LOG_INFO, NULL, "control request", f, n);
 }
 
 /* Records the services of set (the named one first) by id. */
@@ -204,6 +204,7 @@ sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, 
         if (!v) return SW_CTL_STATUS_ALL;
         *reply = sw_ctl_status_one(s, v);
         return SW_CTL_ANSWERED;
+    case SW_CTL_LOGS: return SW_CTL_LOGS_READ;
     case SW_CTL_RELOAD:
         *reply = s->shutting_down ? sw_ctl_error_reply("the host is shutting down")
                                   : reload(s, op->req.all);

@@ -28,6 +28,8 @@ typedef enum {
     SW_CTL_WAITING,    /* the operation is under way: call sw_ctl_op_poll until it answers */
     SW_CTL_STATUS_ALL, /* a status of every service: the caller answers with the status
                           document (sw_ctl_status_all), which it may share between requests */
+    SW_CTL_LOGS_READ,  /* logs (its id, if any, names a service): the caller answers from the
+                          log's rings (control_logs.h) */
 } sw_ctl_begun;
 
 /* Handles one request line. The op needs sw_ctl_op_free whatever the outcome. */
