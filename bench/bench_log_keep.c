@@ -95,8 +95,8 @@ int main(void)
                     round_once((keep_mode)k, json, threads, dir, &call[r], &all[r]);
                 double c = bench_median(call, ROUNDS), a = bench_median(all, ROUNDS);
                 if (k == KEEP_NONE) base = c;
-                printf("%-12s %-5s %7d %10.0f %10.0f %8.2f\n", keep_names[k], json ? "json" : "text",
-                       threads, c, a, c / base);
+                printf("%-12s %-5s %7d %10.0f %10.0f %8.2f\n", keep_names[k],
+                       json ? "json" : "text", threads, c, a, c / base);
             }
         }
     char cmd[128];

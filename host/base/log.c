@@ -27,6 +27,7 @@
 #include "log_files.h"
 #include "log_format.h"
 #include "log_limit.h"
+#include "log_record.h"
 #include "log_ring.h"
 #include "log_writer.h"
 
@@ -72,13 +73,26 @@ static size_t date_prefix(const lbuf *b)
     return sp ? (size_t)(sp - b->p) + 1 : 0;
 }
 
-/* Writes one record to stderr and keeps it (rings, files). JSON: one line serves all. Text:
- * the file's dated line serves stderr too, less its date (unless stderr has colours); the
- * rings get the JSON line. */
+/* Keeps the record in its service's ring, in the rings' form (log_record.h). */
+static void ring_record(sw_log *log, int64_t wall, sw_log_level level, const char *service,
+                        const char *msg, const sw_log_field *fields, size_t n_fields)
+{
+    char stack[LOG_STACK_BUF];
+    size_t n = sw_log_record_encode(stack, sizeof stack, level, msg, fields, n_fields);
+    char *p = n <= sizeof stack ? stack : malloc(n);
+    if (p == stack || (p && sw_log_record_encode(p, n, level, msg, fields, n_fields) == n))
+        sw_log_ring_put(log->ring, wall, service, p, n);
+    if (p != stack) free(p);
+}
+
+/* Writes one record to stderr and keeps it (rings, files). The files get the line in the
+ * log's format with the date; stderr the same line (JSON), or (text) that line less its date
+ * unless stderr has colours. */
 static void write_kept(sw_log *log, int64_t wall, sw_log_level level, const char *service,
                        const char *msg, const sw_log_field *fields, size_t n_fields)
 {
-    lbuf b, j;
+    if (log->ring) ring_record(log, wall, level, service, msg, fields, n_fields);
+    lbuf b;
     sw_log_style st = {.json = log->json, .date = true, .wall_ns = wall};
     sw_log_format(&b, &st, level, service, msg, fields, n_fields);
     if (b.len == 0) return;
@@ -92,14 +106,6 @@ static void write_kept(sw_log *log, int64_t wall, sw_log_level level, const char
         sw_log_writer_put(log->writer, b.p + skip, b.len - skip);
     }
     sw_log_files_put(log->files, service, b.p, b.len);
-    if (log->ring && log->json) {
-        sw_log_ring_put(log->ring, wall, service, b.p, b.len);
-    } else if (log->ring) {
-        st.json = true;
-        sw_log_format(&j, &st, level, service, msg, fields, n_fields);
-        if (j.len > 0) sw_log_ring_put(log->ring, wall, service, j.p, j.len);
-        sw_log_line_free(&j);
-    }
     sw_log_line_free(&b);
 }
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log_record.h"
+
 #define FIRST_SLOTS 16
 
 typedef struct ring {
@@ -204,7 +206,7 @@ void sw_log_ring_put(sw_log_ring *r, int64_t wall_ns, const char *service, const
     rec->feed_next = NULL;
     rec->wall_ns = wall_ns;
     rec->len = n;
-    memcpy(rec->line, line, n);
+    memcpy(rec->data, line, n);
     pthread_mutex_lock(&r->lock);
     ring *g = ring_of(r, service, true);
     if (g) {
@@ -266,31 +268,61 @@ static long find(sw_log_ring *r, const sw_log_query *q, sw_log_rec ***found)
     return (long)n;
 }
 
+void sw_log_rec_json(const sw_log_rec *rec, lbuf *out)
+{
+    sw_log_record_json(out, rec->data, rec->len, rec->service, rec->wall_ns);
+}
+
+/* Appends p[0..n) to the buffer (*buf, *len, *cap); false when memory runs out. */
+static bool append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+{
+    if (*len + n > *cap) {
+        size_t c = *cap ? *cap : 4096;
+        while (c < *len + n) c *= 2;
+        char *b = realloc(*buf, c);
+        if (!b) return false;
+        *buf = b;
+        *cap = c;
+    }
+    memcpy(*buf + *len, p, n);
+    *len += n;
+    return true;
+}
+
+/* The JSON lines of found[0..n) into *out; their count. Each record is released. */
+static size_t format_all(sw_log_rec **found, size_t n, char **out, size_t *len)
+{
+    size_t cap = 0, count = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        lbuf b;
+        sw_log_rec_json(found[i], &b);
+        if (ok && b.len > 0) {
+            ok = append(out, len, &cap, b.p, b.len);
+            count += ok;
+        }
+        sw_log_line_free(&b);
+        sw_log_rec_release(found[i]);
+    }
+    return count;
+}
+
 int sw_log_ring_read(sw_log_ring *r, const sw_log_query *q, char **out, size_t *len, size_t *count,
                      uint64_t *seq)
 {
     *out = NULL;
     *len = *count = 0;
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->lock); /* the records are picked under the lock, formatted without */
     *seq = r->seq;
     sw_log_rec **found;
     long n = find(r, q, &found);
-    size_t bytes = 0;
-    for (long i = 0; i < n; i++) bytes += found[i]->len;
-    char *buf = n > 0 ? malloc(bytes) : NULL;
-    if (buf) {
-        for (long i = 0; i < n; i++) {
-            memcpy(buf + *len, found[i]->line, found[i]->len);
-            *len += found[i]->len;
-        }
-        *count = (size_t)n;
-    }
-    bool ok = n == 0 || buf;
-    if (ok && q->follow) r->followers++;
+    for (long i = 0; i < n; i++)
+        atomic_fetch_add_explicit(&found[i]->refs, 1, memory_order_relaxed);
+    if (n >= 0 && q->follow) r->followers++;
     pthread_mutex_unlock(&r->lock);
+    if (n > 0) *count = format_all(found, (size_t)n, out, len);
     free(found);
-    *out = buf;
-    return ok ? 0 : -1;
+    return n >= 0 ? 0 : -1;
 }
 
 void sw_log_ring_unfollow(sw_log_ring *r)

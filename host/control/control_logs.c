@@ -65,13 +65,10 @@ void sw_ctl_follow_batch(sw_ctl_follow *f, const sw_log_rec *list, uint64_t lost
     *text = NULL;
     *len = 0;
     f->dropped += lost_too;
-    size_t want = 0;
-    for (const sw_log_rec *r = list; r; r = r->feed_next) want += wanted(f, r) ? r->len : 0;
+    char *buf = room ? malloc(room) : NULL;
     lbuf m;
     m.len = 0;
     if (f->dropped) marker(&m, f->dropped);
-    size_t cap = (want < room ? want : room) + m.len;
-    char *buf = cap ? malloc(cap) : NULL;
     if (buf && m.len && m.len <= room) { /* the marker first, when it fits */
         memcpy(buf, m.p, m.len);
         *len = m.len;
@@ -81,10 +78,13 @@ void sw_ctl_follow_batch(sw_ctl_follow *f, const sw_log_rec *list, uint64_t lost
     for (const sw_log_rec *r = list; r; r = r->feed_next) {
         if (!wanted(f, r)) continue;
         f->after = r->seq;
-        if (buf && *len + r->len <= room) {
-            memcpy(buf + *len, r->line, r->len);
-            *len += r->len;
+        lbuf b;
+        sw_log_rec_json(r, &b);
+        if (buf && b.len && *len + b.len <= room) {
+            memcpy(buf + *len, b.p, b.len);
+            *len += b.len;
         } else f->dropped++;
+        sw_log_line_free(&b);
     }
     if (*len) *text = buf;
     else free(buf);

@@ -2,7 +2,8 @@
  * (host/control/control_logs.c): a ring keeps a service's newest records within its line and
  * byte bounds and never another service's; reads give the last N, since a time, every service
  * in order; a follower gets the feed's new records of its service, and a follower whose queue
- * is full loses lines and is told how many with a marker record. Times are synthetic (ns). */
+ * is full loses lines and is told how many with a marker record; a record reads back as the
+ * JSON line the log would write. Times are synthetic (ns). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,15 +15,35 @@
 #include <cmocka.h>
 
 #include "control_logs.h"
+#include "log_record.h"
 #include "log_ring.h"
 
 #define S 1000000000LL
 
 static void put(sw_log_ring *r, int64_t t, const char *svc, int n)
 {
-    char line[64];
-    int len = snprintf(line, sizeof line, "{\"n\":%d}\n", n);
-    sw_log_ring_put(r, t, svc, line, (size_t)len);
+    char rec[256];
+    sw_log_field f = {.key = "n", .type = SW_LF_INT, .i = n};
+    size_t len = sw_log_record_encode(rec, sizeof rec, SW_LOG_INFO, "m", &f, 1);
+    assert_true(len <= sizeof rec);
+    sw_log_ring_put(r, t, svc, rec, len);
+}
+
+/* The "n" of each JSON line of text[0..len), as "1 2 3" (a line without one: "?"). */
+static char *ns_of(const char *text, size_t len)
+{
+    char *out = calloc(1, len + 1);
+    size_t o = 0;
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *k = strstr(p, "\"n\":");
+        int n;
+        if (k && k < nl && sscanf(k + 4, "%d", &n) == 1)
+            o += (size_t)sprintf(out + o, "%s%d", o ? " " : "", n);
+        else o += (size_t)sprintf(out + o, "%s?", o ? " " : "");
+        p = nl + 1;
+    }
+    return out;
 }
 
 /* The lines of a read as one string; count in *count. */
@@ -33,8 +54,7 @@ static char *read_all(sw_log_ring *r, const char *svc, size_t lines, int64_t sin
     size_t len;
     uint64_t seq;
     assert_int_equal(0, sw_log_ring_read(r, &q, &out, &len, count, &seq));
-    char *s = calloc(1, len + 1);
-    if (len) memcpy(s, out, len);
+    char *s = ns_of(out ? out : "", len);
     free(out);
     return s;
 }
@@ -48,18 +68,48 @@ static void test_keeps_the_newest_lines_of_each_service(void **st)
     size_t n;
     char *s = read_all(r, "app:a", 100, 0, &n);
     assert_int_equal(3, n);
-    assert_string_equal("{\"n\":8}\n{\"n\":9}\n{\"n\":10}\n", s);
+    assert_string_equal("8 9 10", s);
     free(s);
     s = read_all(r, "app:b", 100, 0, &n);
-    assert_string_equal("{\"n\":100}\n", s);
+    assert_string_equal("100", s);
     free(s);
     s = read_all(r, "app:a", 2, 0, &n);
-    assert_string_equal("{\"n\":9}\n{\"n\":10}\n", s);
+    assert_string_equal("9 10", s);
     free(s);
     s = read_all(r, "app:none", 2, 0, &n);
     assert_int_equal(0, n);
     free(s);
     sw_log_ring_free(r);
+}
+
+static void test_a_record_reads_back_as_its_json_line(void **st)
+{
+    (void)st;
+    json_t *list = json_pack("[i,s]", 1, "a");
+    sw_log_field f[] = {{.key = "s", .type = SW_LF_STR, .s = "x \"y\""},
+                        {.key = "i", .type = SW_LF_INT, .i = -7},
+                        {.key = "d", .type = SW_LF_NUM, .d = 1.5},
+                        {.key = "b", .type = SW_LF_BOOL, .b = true},
+                        {.key = "j", .type = SW_LF_JSON, .j = list},
+                        {.key = "msg", .type = SW_LF_STR, .s = "renamed"}};
+    char rec[512];
+    size_t n = sw_log_record_encode(rec, sizeof rec, SW_LOG_WARN, "hello", f, 6);
+    assert_true(n <= sizeof rec);
+    lbuf b;
+    sw_log_record_json(&b, rec, n, "app:a", 1700000000123000000LL);
+    char *line = strndup(b.p, b.len);
+    assert_string_equal("{\"ts\":\"2023-11-14T22:13:20.123Z\",\"level\":\"warn\",\"msg\":\"hello\","
+                        "\"service\":\"app:a\",\"s\":\"x \\\"y\\\"\",\"i\":-7,\"d\":1.5,\"b\":true,"
+                        "\"j\":[1,\"a\"],\"fields.msg\":\"renamed\"}\n",
+                        line);
+    free(line);
+    sw_log_line_free(&b);
+    /* too small a buffer: nothing written, the size needed returned */
+    assert_int_equal(n, sw_log_record_encode(rec, 8, SW_LOG_WARN, "hello", f, 6));
+    /* a broken record reads as nothing */
+    sw_log_record_json(&b, rec, 5, NULL, 0);
+    assert_int_equal(0, b.len);
+    json_decref(list);
 }
 
 static void test_the_byte_bound_holds(void **st)
@@ -69,8 +119,8 @@ static void test_the_byte_bound_holds(void **st)
     for (int i = 1; i <= 10000; i++) put(r, i, "app:a", i);
     size_t n;
     char *s = read_all(r, "app:a", 1000000, 0, &n);
-    assert_true(n > 10 && n < 2048 / 10);
-    assert_non_null(strstr(s, "{\"n\":10000}\n"));
+    assert_true(n > 10 && n < 2048 / 40);
+    assert_non_null(strstr(s, " 10000"));
     free(s);
     sw_log_ring_free(r);
 }
@@ -85,16 +135,16 @@ static void test_since_and_all_services_in_order(void **st)
     put(r, 4 * S, "app:a", 4);
     size_t n;
     char *s = read_all(r, NULL, 100, 0, &n);
-    assert_string_equal("{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n", s);
+    assert_string_equal("1 2 3 4", s);
     free(s);
     s = read_all(r, NULL, 2, 0, &n);
-    assert_string_equal("{\"n\":3}\n{\"n\":4}\n", s);
+    assert_string_equal("3 4", s);
     free(s);
     s = read_all(r, NULL, 100, 3 * S, &n);
-    assert_string_equal("{\"n\":3}\n{\"n\":4}\n", s);
+    assert_string_equal("3 4", s);
     free(s);
     s = read_all(r, "app:a", 100, 2 * S, &n);
-    assert_string_equal("{\"n\":4}\n", s);
+    assert_string_equal("4", s);
     free(s);
     sw_log_ring_free(r);
 }
@@ -136,8 +186,10 @@ static void test_a_follower_gets_new_records_of_its_service(void **st)
     sw_log_rec *list = sw_log_ring_take_feed(r, &lost);
     assert_int_equal(0, lost);
     sw_ctl_follow_batch(f, list, lost, SW_CTL_FOLLOW_QUEUE, &text, &len);
-    assert_int_equal(strlen("{\"n\":3}\n"), len);
-    assert_memory_equal("{\"n\":3}\n", text, len);
+    char *s = ns_of(text, len);
+    assert_string_equal("3", s);
+    assert_non_null(strstr(text, "\"service\":\"app:a\""));
+    free(s);
     free(text);
     release_all(list);
     sw_ctl_follow_free(r, f);
@@ -158,9 +210,18 @@ static void test_a_full_follower_drops_lines_and_is_told(void **st)
     for (int i = 1; i <= 10; i++) put(r, i, "app:a", i);
     uint64_t lost;
     sw_log_rec *list = sw_log_ring_take_feed(r, &lost);
-    /* room for two lines only */
-    sw_ctl_follow_batch(f, list, lost, 2 * strlen("{\"n\":1}\n"), &text, &len);
-    assert_memory_equal("{\"n\":1}\n{\"n\":2}\n", text, len);
+    /* room for two lines only (they are all the same length) */
+    size_t one;
+    {
+        lbuf b;
+        sw_log_rec_json(list, &b);
+        one = b.len;
+        sw_log_line_free(&b);
+    }
+    sw_ctl_follow_batch(f, list, lost, 2 * one, &text, &len);
+    char *got = ns_of(text, len);
+    assert_string_equal("1 2", got);
+    free(got);
     free(text);
     release_all(list);
     assert_int_equal(8, f->dropped);
@@ -170,7 +231,10 @@ static void test_a_full_follower_drops_lines_and_is_told(void **st)
     sw_ctl_follow_batch(f, list, lost, SW_CTL_FOLLOW_QUEUE, &text, &len);
     char *s = strndup(text, len);
     assert_non_null(strstr(s, "\"msg\":\"8 lines dropped\""));
-    assert_non_null(strstr(s, "\"dropped\":8}\n{\"n\":11}\n"));
+    assert_non_null(strstr(s, "\"dropped\":8}\n"));
+    free(s);
+    s = ns_of(text, len);
+    assert_string_equal("? 11", s);
     free(s);
     free(text);
     release_all(list);
@@ -183,6 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keeps_the_newest_lines_of_each_service),
+        cmocka_unit_test(test_a_record_reads_back_as_its_json_line),
         cmocka_unit_test(test_the_byte_bound_holds),
         cmocka_unit_test(test_since_and_all_services_in_order),
         cmocka_unit_test(test_a_follower_gets_new_records_of_its_service),

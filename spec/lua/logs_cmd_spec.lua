@@ -179,9 +179,10 @@ describe("steward logs", function()
         return last and last.msg == "flood done"
       end, 120 * C.SLOW)
       local recs, r = records(host, "app:flood", "-n", "1000000")
-      -- what the ring holds: the newest records, at most 1,000 and 256 KB of them
+      -- what the ring holds: the newest records, at most 1,000 and 256 KB of them (as kept in
+      -- memory: their JSON lines are a few bytes longer)
       assert.truthy(#recs > 100 and #recs <= 1000, #recs)
-      assert.truthy(#r.stdout <= 256 * 1024, #r.stdout)
+      assert.truthy(#r.stdout <= 1.05 * 256 * 1024, #r.stdout)
       assert.are.equal("flood done", recs[#recs].msg)
       for i = #recs - 1, 1, -1 do assert.are.equal(100000 - (#recs - 1 - i), recs[i].n) end
       -- the flood pushed out only its own lines
