@@ -133,8 +133,7 @@ static void get_field(reader *r, sw_log_field *f)
     }
 }
 
-void sw_log_record_json(lbuf *out, const char *p, size_t n, const char *service,
-                        int64_t wall_ns)
+void sw_log_record_json(lbuf *out, const char *p, size_t n, const char *service, int64_t wall_ns)
 {
     reader r = {p, n, 0, false};
     uint8_t level = 0;

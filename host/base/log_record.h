@@ -20,7 +20,6 @@ size_t sw_log_record_encode(char *buf, size_t cap, sw_log_level level, const cha
                             const sw_log_field *fields, size_t n_fields);
 /* The encoded record p[0..n) as a JSON line into out (sw_log_line_free), with its service
  * (NULL: the host's) and wall time; out->len is 0 when p is no record. */
-void sw_log_record_json(lbuf *out, const char *p, size_t n, const char *service,
-                        int64_t wall_ns);
+void sw_log_record_json(lbuf *out, const char *p, size_t n, const char *service, int64_t wall_ns);
 
 #endif

@@ -40,6 +40,10 @@ local function msgs(recs)
   return out
 end
 
+local function listening(host)
+  host:wait("the host listening", function() return host:status(true) end)
+end
+
 local function wait_done(host, id)
   host:wait_event({ msg = id:match(":(.*)$") .. " done", service = id })
 end
@@ -110,7 +114,7 @@ describe("steward logs", function()
 
   it("-f receives lines logged after it started, until it is killed", function()
     with_host({}, function(host)
-      host:wait("the host listening", function() return host:status(true) end)
+      listening(host)
       local out, pidfile = C.tmp(".out"), C.tmp(".pid")
       finally(function() os.remove(out) os.remove(pidfile) end)
       os.execute(("%s logs app:ticker -f -n 0 --json --control %s >%s 2>&1 </dev/null & echo $! >%s")
@@ -138,6 +142,7 @@ describe("steward logs", function()
   it("writes per-service files, rotating them at log.max_size and keeping log.max_files", function()
     local dir = log_dir()
     with_host({ config = ("log:\n  dir: %q\n  max_size: 64KB\n  max_files: 3\n"):format(dir) }, function(host)
+      listening(host)
       local r = host:ctl("start", "app:rot")
       assert.are.equal(0, r.code, r.stderr)
       wait_done(host, "app:x")
@@ -171,7 +176,7 @@ describe("steward logs", function()
 
   it("keeps a bounded ring per service: a flood of 100,000 lines keeps the newest, and RSS flat", function()
     with_host({ stderr = "/dev/null" }, function(host)
-      host:wait("the host listening", function() return host:status(true) end)
+      listening(host)
       local before = h.proc_sample(host.pid).rss
       assert.are.equal(0, host:ctl("start", "app:flood").code)
       host:wait("the flood done", function()
@@ -208,7 +213,7 @@ describe("steward logs", function()
 
   it("exits 4 for an unknown service and 1 when no host answers", function()
     with_host({}, function(host)
-      host:wait("the host listening", function() return host:status(true) end)
+      listening(host)
       local r = host:ctl("logs", "app:nope")
       assert.are.equal(4, r.code)
       assert.are.equal('steward logs: no service "app:nope"\n', r.stderr)
