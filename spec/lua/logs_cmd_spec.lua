@@ -139,6 +139,33 @@ describe("steward logs", function()
     end)
   end)
 
+  it("a follower that does not keep up loses lines, and is told how many", function()
+    with_host({ stderr = "/dev/null" }, function(host)
+      listening(host)
+      local out, pidfile = C.tmp(".out"), C.tmp(".pid")
+      finally(function() os.remove(out) os.remove(pidfile) end)
+      -- the follower's stdout is a pipe nobody reads for 2 s: it stops reading the socket
+      os.execute(("((%s logs app:flood -f -n 0 --json --control %s & echo $! >%s; wait) | (sleep %g; cat) >%s) >/dev/null 2>&1 </dev/null &")
+        :format(h.quote(h.steward), h.quote(host.socket), pidfile, 2 * C.SLOW, out))
+      local pid
+      host:wait("the follower's pid", function() pid = tonumber(h.read_if(pidfile) or "") return pid end)
+      finally(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
+      rt.sleep(0.5 * C.SLOW) -- it connects
+      assert.are.equal(0, host:ctl("start", "app:flood").code)
+      local marker = host:wait("the drop marker", function()
+        for _, l in ipairs(rt.lines(h.read_if(out) or "")) do
+          local e = C.decode(l)
+          if e.msg and e.msg:match("^%d+ lines dropped$") then return e end
+        end
+      end, 120 * C.SLOW)
+      assert.are.equal("warn", marker.level)
+      assert.is_nil(marker.service)
+      assert.truthy(marker.dropped > 0)
+      assert.are.equal(marker.msg, marker.dropped .. " lines dropped")
+      assert.is_true(host:alive())
+    end)
+  end)
+
   it("writes per-service files, rotating them at log.max_size and keeping log.max_files", function()
     local dir = log_dir()
     with_host({ config = ("log:\n  dir: %q\n  max_size: 64KB\n  max_files: 3\n"):format(dir) }, function(host)
