@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const sw_version = "0.1.0";
+const char *const sw_version = STEWARD_VERSION; /* project(VERSION) in CMakeLists.txt */
 
 typedef struct command_help {
     const char *name, *synopsis, *text;
