@@ -48,11 +48,9 @@ static void code_grow(sw_runtime *rt)
 /* "chunkname\0source": what the bytecode is a function of. */
 static char *code_key(const sw_entry *e, size_t *key_len)
 {
-    const sw_source *src =
-        e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
+    const sw_source *src = sw_entry_source(e);
     char chunkname[512];
-    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
-    else snprintf(chunkname, sizeof chunkname, "=%s", e->id);
+    sw_entry_chunkname(e, chunkname, sizeof chunkname);
     size_t n = strlen(chunkname) + 1;
     char *key = malloc(n + src->len);
     if (!key) return NULL;
