@@ -8,7 +8,10 @@
 # Idempotent: installs only what is missing, so a second run is a quick no-op.
 set -euo pipefail
 
-run=(build-essential cmake pkg-config libluajit-5.1-dev luajit libuv1-dev libyaml-dev libpcre2-dev
+# LuaJIT is Debian's luajit2, the OpenResty-maintained branch: newer fixes than the luajit
+# package's 2.1.0~beta3 snapshot, and the LuaJIT nginx's Lua module needs, so the HTTP
+# benchmark's peer installs beside it (Debian's two LuaJIT packages conflict).
+run=(build-essential cmake pkg-config libluajit2-5.1-dev luajit2 libuv1-dev libyaml-dev libpcre2-dev
      libjansson-dev lua-cjson-dev libcurl4-openssl-dev)
 test=(libcmocka-dev lua-busted)
 fuzz=(clang libclang-rt-14-dev)
