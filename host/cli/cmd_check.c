@@ -1,40 +1,18 @@
 /* `steward check DIR [--config FILE] [--json]`: load and validate the registry, compile every
- * Lua source, and validate the host config; every error, or a one-line summary. Loading for
- * `run` and `graph` compiles the sources too, so a syntax error never waits for a spawn. */
+ * Lua source, and validate the host config; every error, or a one-line summary. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "commands.h"
 #include "json.h"
 #include "registry.h"
-#include "vm.h"
-
-/* Compiles each entry's Lua source (text only, as the runtime does) and adds an error naming
- * the entry and Lua's own position for each that does not compile. */
-static void check_sources(const sw_registry *r, sw_diags *diags)
-{
-    for (size_t i = 0; i < r->n_entries; i++) {
-        const sw_entry *e = r->entries[i];
-        const sw_source *src = sw_entry_source(e);
-        if (!src) continue;
-        char chunkname[512], err[512];
-        unsigned char *bc = NULL;
-        size_t len = 0;
-        sw_entry_chunkname(e, chunkname, sizeof chunkname);
-        if (sw_vm_compile(chunkname, src->text, src->len, &bc, &len, err, sizeof err) != 0)
-            sw_diags_add(diags, e->file, e->line, e->col, e->id, "source", "%s", err);
-        free(bc);
-    }
-}
+#include "runtime.h"
 
 /* The registry of dir with its sources compiled, or NULL with the errors in diags. */
 static sw_registry *load_checked(const char *dir, sw_diags *diags)
 {
     sw_registry *r = sw_registry_load_dir(dir, diags);
-    if (!r) return NULL;
-    size_t before = diags->n;
-    check_sources(r, diags);
-    if (diags->n == before) return r;
+    if (!r || sw_check_sources(r, diags) == 0) return r;
     sw_registry_free(r);
     return NULL;
 }
@@ -45,11 +23,13 @@ static void print_errors(sw_diags *diags)
     fprintf(stderr, "%zu error%s\n", diags->n, diags->n == 1 ? "" : "s");
 }
 
+/* run and graph load without compiling: a chunk that does not compile is the error of the
+ * spawn that needs it (docs/registry.md), so an app with one broken optional entry still runs. */
 sw_registry *sw_load_or_report(const char *dir)
 {
     sw_diags diags;
     sw_diags_init(&diags);
-    sw_registry *r = load_checked(dir, &diags);
+    sw_registry *r = sw_registry_load_dir(dir, &diags);
     if (!r) {
         sw_diags_finish(&diags);
         print_errors(&diags);
