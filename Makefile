@@ -85,15 +85,7 @@ format:
 	@bash scripts/install-deps.sh format
 	bash scripts/check-format.sh --fix
 
-check-# Installs into PREFIX (default /usr/local; DESTDIR works too): see docs/operating.md.
-install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
-
-# A Debian package of the tree (CPack), in $(BUILD).
-package: build
-	cd $(BUILD) && cpack -G DEB
-
-format:
+check-format:
 	@bash scripts/install-deps.sh format
 	bash scripts/check-format.sh
 

@@ -86,8 +86,16 @@ static const char *const control_commands[] = {"status",  "start",  "stop",
 
 /* Every option after the command: which commands it means something for (an option given to
  * another command is an error, not silently ignored) and where it goes. */
-typedef enum { OPT_LOG_FORMAT, OPT_LOG_LEVEL, OPT_CONFIG, OPT_CONTROL, OPT_FORMAT, OPT_WHY,
-               OPT_JSON, OPT_ALL } option_id;
+typedef enum {
+    OPT_LOG_FORMAT,
+    OPT_LOG_LEVEL,
+    OPT_CONFIG,
+    OPT_CONTROL,
+    OPT_FORMAT,
+    OPT_WHY,
+    OPT_JSON,
+    OPT_ALL
+} option_id;
 typedef struct option_spec {
     const char *name;
     option_id id;
