@@ -1,6 +1,8 @@
 /* Argument parsing and help texts. */
 #include "cli.h"
 
+#include "schema.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,40 +148,11 @@ static void set_option(sw_cli *o, option_id id, const char *value)
 static const char *const log_formats[] = {"text", "json", NULL};
 static const char *const log_levels[] = {"debug", "info", "warn", "warning", "error", NULL};
 
-/* Edit distance of a and b (insertions, deletions, substitutions), stopping at 3: all "did you
- * mean" needs to know. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 32 || lb > 32 || (la > lb ? la - lb : lb - la) > 2) return 3;
-    size_t row[33];
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb] > 3 ? 3 : row[lb];
-}
-
-/* The closest of the names within 2 edits that changes less than half of the word ("-q" is
- * not a typo of "-x"), or NULL. */
+/* The closest of the names (registry/schema.c's suggestion rule), or NULL; never for a word of
+ * one or two characters ("-q" is not a typo of "-x"). */
 static const char *closest(const char *word, const char *const *names, size_t n)
 {
-    const char *best = NULL;
-    size_t best_d = 3;
-    for (size_t i = 0; i < n; i++) {
-        size_t d = distance(word, names[i]);
-        if (d < best_d && 2 * d < strlen(word)) best = names[i], best_d = d;
-    }
-    return best;
+    return strlen(word) > 2 ? sw_suggest(word, names, n) : NULL;
 }
 
 static int unknown(char *err, size_t errlen, const char *what, const char *word, const char *near)
