@@ -335,6 +335,12 @@ const char *const sw_kind_names[] = {"process.lua",     "library.lua",   "proces
                                      "process.service", "service.group", "security.policy",
                                      "registry.entry",  "function.lua",  NULL};
 
+const sw_kind_def *sw_kind_defs(size_t *n)
+{
+    *n = N(kinds);
+    return kinds;
+}
+
 const sw_kind_def *sw_kind_lookup(const char *name)
 {
     for (size_t i = 0; i < N(kinds); i++)

@@ -15,7 +15,7 @@ _steward()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
-    local commands="run check graph status start stop restart reload help version"
+    local commands="run check graph status start stop restart reload schema help version"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -37,7 +37,7 @@ _steward()
             if [ "$prev" = "-x" ]; then return; fi
             COMPREPLY=($(compgen -W "-x --config --log-format --log-level" -- "$cur")
                        $(compgen -d -- "$cur")) ;;
-        check) COMPREPLY=($(compgen -W "--config" -- "$cur") $(compgen -d -- "$cur")) ;;
+        check) COMPREPLY=($(compgen -W "--config --json" -- "$cur") $(compgen -d -- "$cur")) ;;
         graph) COMPREPLY=($(compgen -W "--format --why" -- "$cur") $(compgen -d -- "$cur")) ;;
         status|start|stop|restart)
             local opts="--control"

@@ -40,6 +40,8 @@ static const command_help commands[] = {
      "Reload the registry of a running host (same as SIGHUP); --all restarts every\nservice (same "
      "as SIGUSR2).",
      1},
+    {"schema", "steward schema",
+     "Print the JSON Schema of registry files, for editors (yaml-language-server).", 0},
     {"help", "steward help [COMMAND]", "Show help for a command.", 3},
     {"version", "steward version", "Print the version.", 0},
 };
