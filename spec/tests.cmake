@@ -72,5 +72,16 @@ if(BUSTED)
   endforeach()
 endif()
 
+# The Lua API against its reference (docs/lua-api.md): neither may name what the other lacks.
+if(CMOCKA_FOUND)
+  add_executable(test_api_docs spec/c/test_api_docs.c)
+  target_link_libraries(test_api_docs PRIVATE steward_lua_api PkgConfig::CMOCKA)
+  # its blank sw_proc_ctx_of stands in for the runtime's (proc.c), which the modules pull in
+  target_link_options(test_api_docs PRIVATE -Wl,--allow-multiple-definition)
+  target_compile_definitions(test_api_docs PRIVATE SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  add_test(NAME test_api_docs COMMAND test_api_docs)
+  steward_test_env(test_api_docs)
+endif()
+
 # A raw socket peer the control specs drive (next to the steward binary).
 add_executable(spec_sock spec/tools/spec_sock.c)
