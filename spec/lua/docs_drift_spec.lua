@@ -46,8 +46,14 @@ local function rows(text)
   return out
 end
 
+-- Whether text names path in backticks, whole or by a dotted suffix (prose such as
+-- "`limits` (`memory`, `mailbox.bytes`)" names limits.memory and limits.mailbox.bytes).
 local function named(text, path)
-  return text:find("`" .. path .. "`", 1, true) ~= nil
+  repeat
+    if text:find("`" .. path .. "`", 1, true) then return true end
+    path = path:match("^[%w_]+%.(.+)$")
+  until not path
+  return false
 end
 
 describe("docs/registry.md", function()
@@ -62,7 +68,6 @@ describe("docs/registry.md", function()
         for path in pairs(fields) do
           local rest = path:match("^lifecycle%.(.+)$")
           local ok = rest and (named(lifecycle, rest) or rest:match("^security%.")) or named(text, path)
-                     or named(text, path:match("([%w_]+)$")) -- prose: `limits` (`memory`, ...)
           if not ok then missing[#missing + 1] = kind .. " " .. path end
         end
       end
