@@ -40,6 +40,10 @@ static const command_help commands[] = {
      "Reload the registry of a running host (same as SIGHUP); --all restarts every\nservice (same "
      "as SIGUSR2).",
      1},
+    {"init", "steward init DIR",
+     "Write a small working app to DIR (new or empty): two services, a dependency,\na policy, "
+     "a README and a .luacheckrc.",
+     1},
     {"schema", "steward schema",
      "Print the JSON Schema of registry files, for editors (yaml-language-server).", 0},
     {"help", "steward help [COMMAND]", "Show help for a command.", 3},
