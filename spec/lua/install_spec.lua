@@ -35,7 +35,7 @@ end
 local function assert_installed(root, prefix)
   local p = root .. prefix
   for _, f in ipairs { "/bin/steward", "/share/man/man1/steward.1",
-                       "/share/bash-completion/completions/steward",
+                       "/share/bash-completion/completions/steward", "/share/zsh/site-functions/_steward",
                        "/share/steward/lua-meta/process.d.lua", "/share/steward/registry.schema.json", "/share/doc/steward/lua-api.md",
                        "/share/doc/steward/examples/steward@.service" } do
     assert.is_true(h.exists(p .. f), "not installed: " .. prefix .. f)
