@@ -15,7 +15,7 @@ _steward()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
-    local commands="run check graph status start stop restart reload init schema help version"
+    local commands="run check graph status top start stop restart reload init schema help version"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -44,6 +44,7 @@ _steward()
             [ "$cmd" = status ] && opts="--json --control"
             COMPREPLY=($(compgen -W "$opts $(_steward_service_ids "$dir")" -- "$cur")
                        $(compgen -d -- "$cur")) ;;
+        top) COMPREPLY=($(compgen -W "--control" -- "$cur") $(compgen -d -- "$cur")) ;;
         reload) COMPREPLY=($(compgen -W "--all --control" -- "$cur") $(compgen -d -- "$cur")) ;;
         init) COMPREPLY=($(compgen -d -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;

@@ -30,6 +30,8 @@ static const command_help commands[] = {
      1},
     {"status", "steward status [ID] [--json] [--control PATH] [DIR]",
      "Ask a running host for the state of its services.", 3},
+    {"top", "steward top [--control PATH] [DIR]",
+     "The status table of a running host, redrawn every second; q quits.", 1},
     {"start", "steward start ID [--control PATH] [DIR]",
      "Start a service (and what it depends on) in a running host.", 2},
     {"stop", "steward stop ID [--control PATH] [DIR]",
@@ -89,7 +91,7 @@ static bool is(const char *s, const char *const *names)
     return false;
 }
 
-static const char *const control_commands[] = {"status",  "start",  "stop",
+static const char *const control_commands[] = {"status",  "top",    "start", "stop",
                                                "restart", "reload", NULL};
 
 /* Every option after the command: which commands it means something for (an option given to
@@ -115,7 +117,7 @@ static const char *const run_only[] = {"run", NULL};
 static const char *const graph_only[] = {"graph", NULL};
 static const char *const reload_only[] = {"reload", NULL};
 static const char *const json_commands[] = {"status", "check", NULL};
-static const char *const config_commands[] = {"run",  "check",   "status", "start",
+static const char *const config_commands[] = {"run",  "check",   "status", "top", "start",
                                               "stop", "restart", "reload", NULL};
 
 static const option_spec options[] = {
@@ -290,7 +292,8 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
     if (o->log_level && !is(o->log_level, log_levels))
         return fail(err, errlen, "unknown log level \"%s\" (debug, info, warn or error)",
                     o->log_level);
-    if (c->positionals == 1 && !o->dir && strcmp(c->name, "reload") != 0)
+    if (c->positionals == 1 && !o->dir && strcmp(c->name, "reload") != 0 &&
+        strcmp(c->name, "top") != 0)
         return fail(err, errlen, "%s needs an app directory", c->name);
     if (c->positionals == 2 && !o->id) return fail(err, errlen, "%s needs a service id", c->name);
     if (strcmp(c->name, "help") == 0 && o->id && !find_command(o->id))
