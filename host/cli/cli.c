@@ -24,7 +24,7 @@ static const command_help commands[] = {
      "every error (file:line:col, entry, field), or with --json one\nJSON document. Exit 0 when "
      "valid, 2 otherwise.",
      1},
-    {"graph", "steward graph DIR [--format text|dot|mermaid] [--why]",
+    {"graph", "steward graph DIR [--format text|dot|mermaid] [--why] [--json]",
      "Print the service dependency graph; text shows start levels, --why the\nfield each edge "
      "comes from.",
      1},
@@ -32,13 +32,13 @@ static const command_help commands[] = {
      "Ask a running host for the state of its services.", 3},
     {"top", "steward top [--control PATH] [DIR]",
      "The status table of a running host, redrawn every second; q quits.", 1},
-    {"start", "steward start ID [--control PATH] [DIR]",
+    {"start", "steward start ID [--json] [--control PATH] [DIR]",
      "Start a service (and what it depends on) in a running host.", 2},
-    {"stop", "steward stop ID [--control PATH] [DIR]",
+    {"stop", "steward stop ID [--json] [--control PATH] [DIR]",
      "Stop a service (and what depends on it) in a running host.", 2},
-    {"restart", "steward restart ID [--control PATH] [DIR]",
+    {"restart", "steward restart ID [--json] [--control PATH] [DIR]",
      "Restart a service, then its dependents.", 2},
-    {"reload", "steward reload [--all] [--control PATH] [DIR]",
+    {"reload", "steward reload [--all] [--json] [--control PATH] [DIR]",
      "Reload the registry of a running host (same as SIGHUP); --all restarts every\nservice (same "
      "as SIGUSR2).",
      1},
@@ -116,7 +116,8 @@ typedef struct option_spec {
 static const char *const run_only[] = {"run", NULL};
 static const char *const graph_only[] = {"graph", NULL};
 static const char *const reload_only[] = {"reload", NULL};
-static const char *const json_commands[] = {"status", "check", NULL};
+static const char *const json_commands[] = {"status",  "check",  "start", "stop",
+                                            "restart", "reload", "graph", NULL};
 static const char *const config_commands[] = {"run",  "check",   "status", "top", "start",
                                               "stop", "restart", "reload", NULL};
 

@@ -112,12 +112,15 @@ static const char *item(const json_t *list, size_t i)
 }
 
 /* An error reply: printed, with its list of errors; the exit code. */
+/* The exit code of a reply that is not ok: 4 for an id that names no service, else 1. */
+static int exit_code(const json_t *root) { return is_true(root, "unknown") ? EXIT_UNKNOWN : 1; }
+
 static int report_error(const sw_cli *cli, const json_t *root)
 {
     fprintf(stderr, "steward %s: %s\n", cli->command, str_or(root, "error", "failed"));
     const json_t *errors = json_object_get(root, "errors");
     for (size_t i = 0; i < list_size(errors); i++) fprintf(stderr, "  %s\n", item(errors, i));
-    return is_true(root, "unknown") ? EXIT_UNKNOWN : 1;
+    return exit_code(root);
 }
 
 /* ---- formatting ---- */
@@ -282,6 +285,13 @@ static int act(const sw_cli *cli)
     if (!text) return 1;
     json_t *r = parse_reply(text);
     int code = r ? 0 : 1;
+    if (code == 0 && cli->json) { /* the reply as it came; the exit code as without --json */
+        printf("%s\n", text);
+        code = is_true(r, "ok") ? 0 : exit_code(r);
+        json_decref(r);
+        free(text);
+        return code;
+    }
     if (code == 0 && !is_true(r, "ok")) code = report_error(cli, r);
     else if (code == 0) printf("%s\n", str_or(r, "message", "done"));
     const json_t *services = json_object_get(r, "services");
