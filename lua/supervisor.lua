@@ -186,7 +186,7 @@ end
 
 -- Stops a running child: CANCEL, then a kill after stop_timeout (0: at once). Its new state is
 -- `state`; a child waiting to restart just stops waiting.
-local function stop_child(s, c, state)
+local function stop_child(s, c, state, reason)
   if c.state == 'running' then
     c.state = 'stopping'
     if s.stop_timeout > 0 and prim.cancel(c.handle) and await_exit(s, c, s.stop_timeout) then
@@ -200,7 +200,7 @@ local function stop_child(s, c, state)
   end
   c.due = nil
   c.state = state
-  log_child(s, c, { reason = 'stopped by its supervisor' })
+  log_child(s, c, { reason = reason or 'stopped by its supervisor' })
 end
 
 local function stop_all(s, state)
@@ -252,11 +252,11 @@ local function schedule_restart(s, c, reason)
   if c.started and now - c.started >= s.restart.stable_threshold then c.attempt = 0 end
   c.attempt = c.attempt + 1
   local delay = backoff(s.restart, c.attempt)
-  local others = siblings(s, c)
-  for i = #others, 1, -1 do stop_child(s, others[i], 'restarting') end
   c.state, c.due = 'restarting', now + delay
-  for _, o in ipairs(others) do o.due = c.due end
   log_child(s, c, { reason = error_text(reason), next_attempt = delay }, reason ~= 'returned')
+  local others = siblings(s, c)
+  for i = #others, 1, -1 do stop_child(s, others[i], 'restarting', 'restarting with ' .. c.key) end
+  for _, o in ipairs(others) do o.due = c.due end
 end
 
 -- What a failure leads to: decide(err, key) if given, else "stop" for a non-retryable error
