@@ -417,17 +417,21 @@ local function loop(s)
   while s.running do
     while s.held[1] and s.running do on_exit(s, remove(s.held, 1)) end
     if not s.running then break end
-    local cases = { s.exits:case_receive(), s.requests:case_receive() }
-    local due = next_due(s)
-    if due and due ~= timer_at then timer, timer_at = time.after(due - time.now() > 0 and due - time.now() or 0), due end
-    if due then cases[3] = timer:case_receive() end
-    local r = channel.select(cases)
-    if r.channel == s.exits then on_exit(s, r.value)
-    elseif r.channel == s.requests then
-      if r.ok then serve(s, r.value) end
+    local due, now = next_due(s), time.now()
+    if due and due <= now then
+      run_due(s) -- no timer for a restart already due (zero backoff)
     else
-      timer_at = nil
-      run_due(s)
+      local cases = { s.exits:case_receive(), s.requests:case_receive() }
+      if due and due ~= timer_at then timer, timer_at = time.after(due - now), due end
+      if due then cases[3] = timer:case_receive() end
+      local r = channel.select(cases)
+      if r.channel == s.exits then on_exit(s, r.value)
+      elseif r.channel == s.requests then
+        if r.ok then serve(s, r.value) end
+      else
+        timer_at = nil
+        run_due(s)
+      end
     end
   end
 end
