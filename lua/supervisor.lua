@@ -338,10 +338,10 @@ function ops.start_child(s, id, args)
   if #s.children >= s.max_children then
     return nil, format('too many children (at most %d)', s.max_children)
   end
-  s.seq = s.seq + 1
-  local c = { key = id .. '#' .. s.seq, id = id, args = args, restarts = 0, attempt = 0 }
+  local c = { key = id .. '#' .. (s.seq + 1), id = id, args = args, restarts = 0, attempt = 0 }
   local pid, err = start(s, c)
   if not pid then return nil, err end
+  s.seq = s.seq + 1
   insert(s.children, c)
   s.by_key[c.key] = c
   return c.key

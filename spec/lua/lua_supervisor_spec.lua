@@ -171,6 +171,15 @@ describe("supervisors in Lua", function()
     assert.are.same({ err = "no such child" }, checks["terminate unknown"], text)
     assert.truthy(checks["restart"].ok:find("^host|0x"), text)
     assert.are.same({ ok = true }, checks["delete"], text)
+    -- a child that ignores its CANCEL is killed after stop_timeout (300ms)
+    assert.are.same({ ok = "stubborn#3" }, checks["start stubborn"], text)
+    assert.are.same({ ok = true }, checks["terminate stubborn"], text)
+    assert.are.same({ ok = true }, checks["delete stubborn"], text)
+    local ignored = logs(ev, "manage", "stubborn ignores cancel")
+    local stopped = logs(ev, "manage", "child state", { child = "stubborn#3", state = "stopped" })
+    assert.are.equal(1, #ignored, text)
+    local waited = ts_seconds(stopped[1].ts) - ts_seconds(ignored[1].ts)
+    assert.truthy(waited >= 0.28 and waited <= 0.3 + 0.5 * SLOW, ("killed %.3f s after its CANCEL\n%s"):format(waited, text))
     assert.are.same({ ok = 1 }, checks["count after delete"], text)
     assert.are.same({ ok = true }, checks["stop"], text)
     assert.are.same({ err = "supervisor is not running" }, checks["after stop"], text)
@@ -185,16 +194,41 @@ describe("supervisors in Lua", function()
                     names(logs(ev, "manage", "sleeper cancelled"), "n"), text)
   end)
 
-  it("children die when their supervisor's caller dies", function()
+  it("nested: a supervised caller with its own supervisor dies; its children die with it, then it is restarted", function()
     wait_log("the caller ready", "owner", "caller ready", 1)
     host:wait_status("owner's 5 processes", function(by) return by["app:owner"].processes == 5 end)
     local r = host:ctl("start", "app:poke_owner")
     assert.are.equal(0, r.code, r.stdout .. r.stderr)
-    host:wait_status("the caller and its 3 children gone", function(by) return by["app:owner"].processes == 1 end)
+    wait_log("the caller restarted", "owner", "caller ready", 2)
+    host:wait_status("owner's 5 processes again", function(by) return by["app:owner"].processes == 5 end)
     local ev = host:poll()
-    -- killed, not cancelled: the caller's state closed with them still running
-    assert.are.equal(0, #logs(ev, "owner", "sleeper cancelled"), host:log_text())
-    assert.are.same({ "starting", "running" }, ch.states(ev, "app:owner"))
+    text = host:log_text()
+    -- the first caller's sleepers were killed, not cancelled: its state closed with them running
+    assert.are.equal(0, #logs(ev, "owner", "sleeper cancelled"), text)
+    assert.are.equal(6, #logs(ev, "owner", "sleeper up"), text)
+    local failed = logs(ev, "owner", "child state", { supervisor = "outer", state = "restarting" })
+    assert.are.equal(1, #failed, text)
+    assert.truthy(failed[1].reason:find("caller gives up", 1, true), text)
+    assert.are.same({ "starting", "running" }, ch.states(ev, "app:owner"), text)
+  end)
+
+  it("restart.policy always, on_failure and never; bad options raise", function()
+    local p = wait_log("the policies", "policies", "policies", 1)[1]
+    text = host:log_text()
+    assert.truthy(p.always:find(":restarted$"), text)
+    assert.are.equal("stopped:0", p.on_failure, text)
+    assert.are.equal("failed:0", p.never, text)
+    local want = {
+      "bad argument #1 to 'start' (field 'strategy' must be one_for_one, one_for_all or rest_for_one)",
+      "bad argument #1 to 'start' (field 'intensity' must be a number >= 0)",
+      "bad argument #1 to 'start' (field 'period' must be a duration (\"250ms\", \"1.5s\" or seconds))",
+      "bad argument #1 to 'start' (unknown field 'colour' (expected strategy, intensity, period, restart, decide, stop_timeout, max_children or name))",
+      "bad argument #1 to 'start' (field 'restart.policy' must be on_failure, always or never)",
+      "bad argument #1 to 'start' (field 'decide' must be a function)",
+    }
+    for i, w in ipairs(want) do
+      assert.truthy(p.bad[i]:find("^false .*" .. w:gsub("%p", "%%%0") .. "$"), p.bad[i] .. "\n" .. text)
+    end
   end)
 
   it("the host stops cleanly with supervisors running", function()

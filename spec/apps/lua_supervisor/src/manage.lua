@@ -7,7 +7,7 @@ end
 
 return function()
   assert(process.registry.register("manage"))
-  local sup = supervisor.start { name = "manager", stop_timeout = "1s" }
+  local sup = supervisor.start { name = "manager", stop_timeout = "300ms" }
   local k1 = check("start 1", sup:start_child("sleeper", 1))
   local k2 = check("start 2", sup:start_child("sleeper", 2))
   check("start missing", sup:start_child("nope"))
@@ -25,6 +25,10 @@ return function()
   logger.info("which", { key = w[1].key, state = w[1].state, restarts = w[1].restarts,
                          fresh = w[1].pid ~= old and w[1].pid ~= nil, second = w[2].key })
   check("delete", sup:delete_child(k2))
+  local k3 = check("start stubborn", sup:start_child("stubborn"))
+  time.sleep("20ms")
+  check("terminate stubborn", sup:terminate_child(k3))
+  check("delete stubborn", sup:delete_child(k3))
   check("count after delete", sup:count_children().total)
   logger.info("ready to stop")
   process.inbox():receive() -- the spec counts processes again

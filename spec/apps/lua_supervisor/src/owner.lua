@@ -1,13 +1,8 @@
--- Spawns a caller that starts a supervisor of three sleepers and then fails (on a message).
+-- Nested: a supervisor restarts `caller`, which starts a supervisor of three sleepers and
+-- fails on "go" (sent to the name "owner" it registers); its sleepers die with it.
 return function()
-  assert(process.registry.register("owner"))
-  local pid = assert(process.spawn("caller"))
-  logger.info("owner spawned", { caller = pid })
-  local inbox, events = process.inbox(), process.events()
-  while true do
-    local r = channel.select { inbox:case_receive(), events:case_receive() }
-    if r.channel == inbox then process.send(pid, "go") else
-      if r.value.kind == process.event.CANCEL then return end
-    end
-  end
+  local sup = supervisor.start { name = "outer", restart = { initial_delay = "50ms", jitter = 0 } }
+  assert(sup:start_child("caller"))
+  local events = process.events()
+  repeat local e = events:receive() until e.kind == process.event.CANCEL
 end
