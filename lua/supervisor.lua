@@ -267,7 +267,7 @@ local function decision(s, c, err)
     return 'restart'
   end
   s.in_decide = true
-  local ok, d = pcall(s.decide, err, c.key)
+  local ok, d = pcall(s.decide, type(err) == 'string' and error_text(err) or err, c.key)
   s.in_decide = false
   if not ok then return 'escalate', 'decide failed: ' .. error_text(d) end
   if d ~= 'restart' and d ~= 'stop' and d ~= 'escalate' then

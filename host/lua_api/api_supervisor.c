@@ -95,8 +95,8 @@ static child *route_exit(lua_State *L, sw_proc *p, uint64_t ref)
     push_calls(L);
     lua_pushnumber(L, (lua_Number)ref);
     lua_pushvalue(L, obj);
-    lua_pushvalue(L, 2);      /* the exits channel */
-    lua_pushliteral(L, "");   /* the pid, set once known */
+    lua_pushvalue(L, 2);    /* the exits channel */
+    lua_pushliteral(L, ""); /* the pid, set once known */
     lua_pushcclosure(L, child_exited, 3);
     lua_rawset(L, -3);
     lua_pop(L, 1);
@@ -167,8 +167,8 @@ static int s_cancel(lua_State *L)
     child *c = sw_api_checkudata(L, 1, &child_mt_key, "child");
     sw_proc *p = sw_proc_of(L);
     sw_delivery *d = c->pid ? sw_delivery_new(SW_DLV_CANCEL, p->id, 0, NULL, NULL, 0) : NULL;
-    if (d && sw_runtime_deliver(p->rt, c->pid, d) != 0) d = NULL; /* gone: its EXIT is coming */
-    lua_pushboolean(L, d != NULL);
+    /* false: it is gone (its EXIT is coming) or out of memory; the caller kills it then */
+    lua_pushboolean(L, d && sw_runtime_deliver(p->rt, c->pid, d) == 0);
     return 1;
 }
 
@@ -195,15 +195,18 @@ static int s_seconds(lua_State *L)
 
 int sw_open_supervisor(lua_State *L)
 {
-    static const luaL_Reg prims[] = {
-        {"exits", s_exits}, {"spawn", s_spawn},       {"cancel", s_cancel},
-        {"kill", s_kill},   {"traps_links", s_traps_links}, {"seconds", s_seconds},
-        {NULL, NULL}};
+    static const luaL_Reg prims[] = {{"exits", s_exits},
+                                     {"spawn", s_spawn},
+                                     {"cancel", s_cancel},
+                                     {"kill", s_kill},
+                                     {"traps_links", s_traps_links},
+                                     {"seconds", s_seconds},
+                                     {NULL, NULL}};
     /* What the chunk uses, captured now: a process may later overwrite its own globals. */
-    static const char *const uses[] = {"process", "channel", "time",     "logger", "errors",
-                                       "coroutine", "math", "string",  "table",  "type",
-                                       "tostring",  "pairs", "ipairs", "pcall",  "error",
-                                       "select",    "unpack", "setmetatable", NULL};
+    static const char *const uses[] = {"process",   "channel", "time",         "logger", "errors",
+                                       "coroutine", "math",    "string",       "table",  "type",
+                                       "tostring",  "pairs",   "ipairs",       "pcall",  "error",
+                                       "select",    "unpack",  "setmetatable", NULL};
     sw_api_load_shipped(L, "supervisor");
     lua_createtable(L, 0, 3);
     luaL_register(L, NULL, prims);
