@@ -444,7 +444,7 @@ Sup.__metatable = false
 
 local function call(self, op, a, b)
   local s = self._s
-  if s.in_decide then error('cannot call the supervisor from its decide function', 3) end
+  if s.in_decide then error('cannot call the supervisor from its decide function', 2) end -- methods tail-call
   if not s.running then return nil, 'supervisor is not running' end
   local reply = channel.new(1)
   if not s.requests:send { op = op, reply = reply, a, b } then return nil, 'supervisor is not running' end
