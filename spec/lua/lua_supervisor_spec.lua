@@ -147,6 +147,20 @@ describe("supervisors in Lua", function()
     assert.are.equal("member#1:running:0:same member#2:running:1:new member#3:running:1:new", done.children, text)
   end)
 
+  it("one_for_all, all children crashing at once: one group restart, every old process gone first", function()
+    local done = wait_log("the race settled", "race", "race done", 1)[1]
+    local ev = host:poll()
+    text = host:log_text()
+    assert.are.equal("running:1 running:1 running:1 running:1 running:1 running:1", done.children, text)
+    local failures = {}
+    for _, e in ipairs(logs(ev, "race", "child state", { state = "restarting" })) do
+      if e.next_attempt then failures[#failures + 1] = e end
+    end
+    assert.are.equal(1, #failures, text)
+    assert.truthy(failures[1].reason:find("crashed", 1, true), text)
+    host:wait_status("race's 7 processes", function(by) return by["app:race"].processes == 7 end)
+  end)
+
   it("terminate_child, restart_child, which_children, count_children, delete_child, stop and their errors", function()
     wait_log("manage ready", "manage", "ready to terminate", 1)
     host:wait_status("manage's 3 processes", function(by) return by["app:manage"].processes == 3 end)
