@@ -64,6 +64,10 @@ int sw_push_denied(lua_State *L, const char *action, const char *resource);
  * "process.spawn"). */
 const sw_entry *sw_api_spawn_entry(lua_State *L, const char *id);
 
+/* Pushes the process's host-call table (SW_CALLS_KEY, mailbox.h), made on first use: a
+ * callable put under a monitor ref there gets that process's EXIT instead of an event. */
+void sw_api_push_calls(lua_State *L);
+
 /* A pid or registered name -> id; 0 if no such process. */
 uint64_t sw_api_resolve(lua_State *L, const char *dest);
 

@@ -1,6 +1,6 @@
 /* Lua `supervisor` (docs/lua-api.md, docs/supervision.md "Supervisors in Lua"): written in Lua
  * (lua/supervisor.lua, shipped as bytecode), run as a task of the calling process. This opener
- * runs that chunk with the host modules it uses and three primitives only the chunk sees:
+ * runs that chunk with the host modules it uses and these primitives, which only it sees:
  *  - exits(): a new unbounded channel for the EXITs of one supervisor's children;
  *  - spawn(id, exits, ...) -> pid, handle: process.spawn of a process.lua (guarded, same
  *    service, security context and worker as the caller), monitored under a host-call
@@ -70,16 +70,6 @@ static int s_exits(lua_State *L)
     return 1;
 }
 
-static void push_calls(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, SW_CALLS_KEY);
-    if (!lua_isnil(L, -1)) return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, SW_CALLS_KEY);
-}
-
 /* Registers the EXIT route of a child about to be spawned under ref: its callable goes into
  * the calls table before the spawn, so a raise after it could not leave the child unowned.
  * Leaves the child's handle on the stack. */
@@ -92,7 +82,7 @@ static child *route_exit(lua_State *L, sw_proc *p, uint64_t ref)
     sw_api_push_metatable(L, &child_mt_key, child_mt_init);
     lua_setmetatable(L, -2);
     int obj = lua_gettop(L);
-    push_calls(L);
+    sw_api_push_calls(L);
     lua_pushnumber(L, (lua_Number)ref);
     lua_pushvalue(L, obj);
     lua_pushvalue(L, 2);    /* the exits channel */
@@ -105,7 +95,7 @@ static child *route_exit(lua_State *L, sw_proc *p, uint64_t ref)
 
 static void unroute_exit(lua_State *L, uint64_t ref)
 {
-    push_calls(L);
+    sw_api_push_calls(L);
     lua_pushnumber(L, (lua_Number)ref);
     lua_pushnil(L);
     lua_rawset(L, -3);
@@ -114,7 +104,7 @@ static void unroute_exit(lua_State *L, uint64_t ref)
 
 static void set_routed_pid(lua_State *L, uint64_t ref, const char *pid)
 {
-    push_calls(L);
+    sw_api_push_calls(L);
     lua_pushnumber(L, (lua_Number)ref);
     lua_rawget(L, -2);
     lua_pushstring(L, pid);
