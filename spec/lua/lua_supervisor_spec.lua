@@ -161,6 +161,20 @@ describe("supervisors in Lua", function()
     host:wait_status("race's 7 processes", function(by) return by["app:race"].processes == 7 end)
   end)
 
+  it("one_for_all, a sibling's start refused mid-group (the process limit): the group is stopped and restarted again", function()
+    local done = wait_log("midgroup settled", "midgroup", "midgroup done", 1)[1]
+    local ev = host:poll()
+    text = host:log_text()
+    local states = lives(ev, "midgroup")
+    assert.are.same({ "running member#1", "running member#2", "restarting member#2", "restarting member#1",
+                      "running member#1", "restarting member#2", "restarting member#1",
+                      "running member#1", "running member#2" }, states, text)
+    local refused = logs(ev, "midgroup", "child state", { child = "member#2", reason = "process limit reached" })
+    assert.are.equal(1, #refused, text)
+    assert.are.equal(0.4, refused[1].next_attempt, text) -- its second restart in a row
+    assert.are.equal("running:2 running:2", done.children, text)
+  end)
+
   it("terminate_child, restart_child, which_children, count_children, delete_child, stop and their errors", function()
     wait_log("manage ready", "manage", "ready to terminate", 1)
     host:wait_status("manage's 3 processes", function(by) return by["app:manage"].processes == 3 end)
