@@ -17,8 +17,8 @@
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
-    "process", "channel", "time",      "logger", "errors", "json", "registry", "security", "net",
-    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",      NULL};
+    "process", "channel", "time",      "logger", "errors", "json", "registry", "security",   "net",
+    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",      "supervisor", NULL};
 
 /* ---- source ---- */
 
