@@ -527,6 +527,16 @@ static void user_yield_at_top_fails(void **state)
     assert_fails_with("coroutine.yield(1)", NULL, "attempt to yield from outside a coroutine");
 }
 
+/* As in Lua's main thread: the root cannot yield, and says so (pcall catches it). */
+static void root_is_not_yieldable(void **state)
+{
+    (void)state;
+    assert_results("local ok, e = pcall(coroutine.yield, 1)\n"
+                   "local inner = coroutine.wrap(function() return coroutine.isyieldable() end)\n"
+                   "return coroutine.isyieldable(), ok, e, inner()",
+                   NULL, "false|false|attempt to yield from outside a coroutine|true");
+}
+
 static void deep_coroutine_nesting_is_an_error(void **state)
 {
     (void)state; /* raw LuaJIT overflows the C stack here and crashes */
@@ -1282,6 +1292,7 @@ int main(void)
         cmocka_unit_test(s7_style_loop_in_coroutine_returns_values),
         cmocka_unit_test(root_coroutine_is_not_visible),
         cmocka_unit_test(user_yield_at_top_fails),
+        cmocka_unit_test(root_is_not_yieldable),
         cmocka_unit_test(deep_coroutine_nesting_is_an_error),
         cmocka_unit_test(c_callback_recursion_is_an_error),
         cmocka_unit_test(block_at_top_level),
