@@ -48,17 +48,7 @@ void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tnam
 
 int sw_api_readonly(lua_State *L)
 {
-    lua_newtable(L);          /* proxy */
-    lua_createtable(L, 0, 4); /* its metatable */
-    lua_pushvalue(L, -3);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, sw_api_readonly_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    sw_vm_readonly_metatable(L, -1); /* rawset and table.insert refuse the proxy too */
-    lua_setmetatable(L, -2);
-    lua_replace(L, -2);
+    sw_vm_readonly_proxy(L, sw_api_readonly_newindex);
     return 1;
 }
 
