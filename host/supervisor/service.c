@@ -381,21 +381,24 @@ void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason)
     svc_enter(v, down(st), reason, -1);
 }
 
-/* The failure's text; its traceback, if any, is logged once, on its own. */
-static void end_reason(sw_svc *v, bool ok, const char *error, char *reason, size_t size)
+/* The end's text. A failure of its process (raised, returned, a limit; not a kill) is also
+ * logged as its own "process failed" event, with the traceback when there is one: the state
+ * event keeps only the message. */
+static void end_reason(sw_svc *v, sw_exit_kind kind, const char *error, char *reason, size_t size)
 {
     const char *why = v->sub == SW_SUB_START_TIMED_OUT ? v->reason
-                      : ok                             ? "returned"
+                      : kind == SW_EXIT_OK             ? "returned"
                       : error                          ? error
                                                        : "failed";
     snprintf(reason, size, "%s", why ? why : "failed");
     char *trace = strstr(reason, "\nstack traceback:");
-    if (!trace) return;
-    *trace = 0;
-    sw_log_field f[2] = {
-        {.key = "error", .type = SW_LF_STR, .s = reason},
-        {.key = "traceback", .type = SW_LF_STR, .s = strstr(error, "stack traceback:")}};
-    sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, 2);
+    if (trace) *trace = 0;
+    if (kind != SW_EXIT_FAILED || v->sub == SW_SUB_START_TIMED_OUT) return;
+    sw_log_field f[2] = {{.key = "error", .type = SW_LF_STR, .s = reason},
+                         {.key = "traceback",
+                          .type = SW_LF_STR,
+                          .s = trace ? strstr(error, "stack traceback:") : NULL}};
+    sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, trace ? 2 : 1);
 }
 
 /* Whether the service's own policy restarts it after this end. */
@@ -447,7 +450,7 @@ static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *e
         v->attempt = 0; /* a stable run */
     bool ok = kind == SW_EXIT_OK;
     char reason[1024];
-    end_reason(v, ok, error, reason, sizeof reason);
+    end_reason(v, kind, error, reason, sizeof reason);
     if (!ok) record_error(v, reason);
     policy_end(v, ok, retryable, reason, out);
     if (sw_svc_for_good(v)) svc_drop_standby(v);
