@@ -194,6 +194,24 @@ static void tree_timeout_fired(uv_timer_t *t)
     sup_settle(v->sup);
 }
 
+/* stop_timeout (docs/supervision.md "Stopping and shutdown"): 0 kills at once without CANCEL
+ * (OTP's brutal_kill); infinity waits as long as it takes (the shutdown timeout still bounds a
+ * shutdown); past the shutdown timeout nothing waits any more. */
+static int64_t stop_timeout(const sw_svc *v)
+{
+    return v->entry->as.service.lifecycle.stop_timeout_ns;
+}
+
+static bool kill_at_once(const sw_svc *v)
+{
+    return stop_timeout(v) == 0 || v->sup->shutdown_expired;
+}
+
+static void arm_stop_timeout(sw_svc *v, uv_timer_cb cb)
+{
+    if (stop_timeout(v) != SW_DURATION_INFINITE) sup_arm(&v->timer, cb, stop_timeout(v));
+}
+
 static void backoff_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
@@ -439,9 +457,10 @@ static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *e
 {
     if (stop_requested(
             v->sub)) { /* an explicit stop or shutdown: terminal, whatever the end looked like */
-        const char *why = killed(v->sub) ? "killed after stop_timeout"
-                          : v->held_by   ? "restarting"
-                                         : "stopped";
+        const char *why = !killed(v->sub)            ? (v->held_by ? "restarting" : "stopped")
+                          : v->sup->shutdown_expired ? "killed after shutdown.timeout"
+                          : stop_timeout(v) == 0     ? "killed at once (stop_timeout: 0)"
+                                                     : "killed after stop_timeout";
         svc_enter(v, SW_SUB_STOPPED, why, -1);
         return;
     }
@@ -473,8 +492,13 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
         svc_enter(
             v, SW_SUB_ENDING,
             v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
+    if (kill_at_once(v)) {
+        shift(v, SW_SUB_ENDING_KILLED);
+        sw_runtime_kill_tree(v->sup->rt, v->tree);
+        return true;
+    }
     sw_runtime_cancel_tree(v->sup->rt, v->tree); /* after the event: its CANCELs come after it */
-    sup_arm(&v->timer, tree_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
+    arm_stop_timeout(v, tree_timeout_fired);
     return true;
 }
 
@@ -520,11 +544,16 @@ void svc_begin_stop(sw_svc *v)
     }
     if (!v->pid || sw_svc_view(v->sub) == SW_SVC_STOPPING) return;
     uv_timer_stop(&v->timer);
-    svc_enter(v, killed(v->sub) ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
+    bool brutal = kill_at_once(v);
+    svc_enter(v, killed(v->sub) || brutal ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
               s->shutting_down ? "shutdown" : "stop requested", -1);
+    if (brutal) {
+        sw_runtime_kill(s->rt, v->pid);
+        return;
+    }
     sw_delivery *d = sw_delivery_new(SW_DLV_CANCEL, 0, 0, NULL, NULL, 0);
     if (d) sw_runtime_deliver(s->rt, v->pid, d);
-    sup_arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
+    arm_stop_timeout(v, stop_timeout_fired);
 }
 
 void svc_kill(sw_svc *v)
