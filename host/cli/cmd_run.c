@@ -80,8 +80,8 @@ static void on_signal(uv_signal_t *h, int signum)
     exec_state *x = h->data;
     (void)signum;
     if (++x->signals > 1) _exit(1);
-    if (x->ended) sw_runtime_kill_tree(x->rt, x->tree);
-    else sw_runtime_kill(x->rt, x->pid);
+    if (!x->ended) sw_runtime_kill(x->rt, x->pid);
+    else if (x->tree) sw_runtime_kill_tree(x->rt, x->tree); /* what it left */
 }
 
 static uint64_t exec_spawn(exec_state *x, const sw_spawn *s, char *err, size_t errlen)
