@@ -158,6 +158,7 @@ static void shutdown_timed_out(uv_timer_t *t)
 {
     sw_supervisor *s = t->data;
     sw_log_write(s->log, SW_LOG_WARN, NULL, "shutdown timeout: killing what is left", NULL, 0);
+    s->shutdown_expired = true;
     for (size_t i = 0; i < s->n; i++) svc_kill(s->svcs[i]);
     for (size_t i = 0; i < s->n_retired; i++) svc_kill(s->retired[i]);
     sup_settle(s);

@@ -165,6 +165,8 @@ struct sw_supervisor {
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
+    /* The shutdown timeout passed: whatever is left is killed at once. */
+    bool shutdown_expired;
     bool ready_sent; /* READY=1 told since the start or the last reload */
     bool changed;    /* a service or group changed in this entry point */
     bool telling;    /* the change subscriber is being called */
