@@ -16,9 +16,13 @@
 
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
+/* clang-format off */
 const char *const sw_host_module_names[] = {
     "process", "channel", "time",      "logger", "errors", "json", "registry", "security", "net",
-    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",      "service",  NULL};
+    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",
+    "service",
+    NULL};
+/* clang-format on */
 
 /* ---- source ---- */
 

@@ -168,12 +168,18 @@ static int open_require(lua_State *L)
     return 1;
 }
 
-const sw_vm_lib sw_api_libs[] = {
-    {"process", open_process},   {"channel", open_channel},   {"time", open_time},
-    {"logger", open_logger},     {"errors", open_errors},     {"json", open_json},
-    {"registry", open_registry}, {"security", open_security}, {"net", open_net},
-    {"funcs", open_funcs},       {"http", open_http},         {"coroutine", open_coroutine},
-    {"require", open_require},   {"service", open_service},   {NULL, NULL}};
+/* New modules are appended one a line, so parallel additions merge. */
+/* clang-format off */
+const sw_vm_lib sw_api_libs[] = {{"process", open_process},   {"channel", open_channel},
+                                 {"time", open_time},         {"logger", open_logger},
+                                 {"errors", open_errors},     {"json", open_json},
+                                 {"registry", open_registry}, {"security", open_security},
+                                 {"net", open_net},           {"funcs", open_funcs},
+                                 {"http", open_http},         {"coroutine", open_coroutine},
+                                 {"require", open_require},
+                                 {"service", open_service},
+                                 {NULL, NULL}};
+/* clang-format on */
 
 void sw_api_use(sw_runtime_config *cfg)
 {
