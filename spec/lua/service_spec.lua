@@ -29,7 +29,7 @@ describe("service module", function()
       local text = host:log_text()
       local own = logs(ev, "svc", "own")[1]
       assert.are.equal("app:svc", own.id, text)
-      assert.are.same({ greeting = "hello", database = "app:database", limits = { workers = 3 }, tags = { "a", "b" } },
+      assert.are.same({ greeting = "hello", database = "app:bare", limits = { workers = 3 }, tags = { "a", "b" } },
                       own.config, text)
       assert.are.equal("hello", logs(ev, "svc", "again")[1].greeting, text) -- a copy each call
       local child = logs(ev, "svc", "child")[1]
