@@ -123,7 +123,8 @@ static bool reload(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
 {
     /* RELOADING=1 / READY=1 around the reload; the notifier drops repeats, so the supervisor
      * may send them too. READY=1 only if the host was ready: else it comes when it is. */
-    if (s->notify) s->notify(s->notify_arg, "RELOADING=1");
+    bool busy = s->validating != NULL; /* refused: the reload under way tells READY=1 */
+    if (s->notify && !busy) s->notify(s->notify_arg, "RELOADING=1");
     op->reloads = s->reloads;
     char *errors = NULL;
     int rc = sw_supervisor_reload(s, op->req.all, &errors);
@@ -131,7 +132,7 @@ static bool reload(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
         op->deadline = uv_hrtime() + (uint64_t)(op->req.timeout * 1e9);
         return sw_ctl_op_poll(op, s, reply);
     }
-    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
+    if (s->notify && s->ready_sent && !busy) s->notify(s->notify_arg, "READY=1");
     *reply = reload_reply(rc == 0, op->req.all, errors);
     free(errors);
     return true;

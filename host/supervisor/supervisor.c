@@ -427,7 +427,7 @@ void sup_reload_apply(sw_supervisor *s, sup_reload *r, bool restart_all)
 void sup_reload_rejected(sw_supervisor *s, const char *errors)
 {
     record_outcome(s, false, errors);
-    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
+    if (s->notify && s->ready_sent && !s->shutting_down) s->notify(s->notify_arg, "READY=1");
 }
 
 int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)

@@ -70,7 +70,8 @@ describe("service module", function()
         ev = host:wait("once failed for good, restore and grow gave up, reset past its max_attempts", function(e)
           local once = failures(e, "once")
           return #once == 3 and #failures(e, "restore") == 2 and #failures(e, "grow") == 4 and
-                 #failures(e, "reset") >= 6 and count(e, "bad", "stopped") == 1 and e
+                 #failures(e, "reset") >= 6 and count(e, "bad", "stopped") == 1 and
+                 #logs(e, "guarded", "guarded") == 1 and e
         end)
         host:hold(0.6) -- longer than any delay: nothing more of once
         ev = host:stop()
@@ -103,6 +104,14 @@ describe("service module", function()
         assert.are.equal(1, s.attempt, text)
         assert.are.equal(0.05, s.next_attempt, text)
       end
+    end)
+
+    it("under lifecycle.security each change is checked on the service's id", function()
+      local g = logs(ev, "guarded", "guarded")[1]
+      assert.are.equal("nil", g.set, text)
+      assert.are.equal("permission denied: service.set_restart_policy on app:guarded", g.set_err, text)
+      assert.is_true(g.reset, text)
+      assert.are.equal("app:guarded", g.id, text) -- not guarded
     end)
 
     it("a bad table raises, naming the field", function()
