@@ -5,7 +5,6 @@
  * service's start_timeout. Once every one has answered, the reload is applied as a whole
  * (sup_reload_apply), or, if any failed or timed out, rejected as a whole: nothing changes and
  * each reason is logged. One reload is validated at a time (s->validating). */
-#include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,23 +39,6 @@ static const sw_entry *validator_of(const sup_reload *r, size_t i)
     return r->reg->graph.services[i]->as.service.lifecycle.validate.target;
 }
 
-/* (new_config, old_config) encoded as the validator's arguments. 0, or -1 with err. */
-static int encode_configs(const sw_node *now, const sw_node *before, sw_msgbuf *out, char *err,
-                          size_t errlen)
-{
-    sw_msgbuf_init(out);
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    sw_push_node(L, now);
-    sw_push_node(L, before);
-    int rc = sw_msg_encode(L, 1, 2, (size_t)64 << 20, out, err, errlen);
-    lua_close(L);
-    return rc;
-}
-
 static void set_error(sup_check *c, const char *why)
 {
     free(c->error);
@@ -69,8 +51,9 @@ static void launch(sup_validation *val, sup_check *c, const sw_svc *old)
 {
     char err[512];
     sw_msgbuf args;
-    if (encode_configs(c->service->as.service.config, old->entry->as.service.config, &args, err,
-                       sizeof err) != 0) {
+    const sw_node *configs[2] = {c->service->as.service.config,
+                                 old->entry->as.service.config}; /* (new, old) */
+    if (sw_msg_encode_node_values(configs, 2, &args, err, sizeof err) != 0) {
         sw_msgbuf_free(&args);
         set_error(c, err);
         return;
