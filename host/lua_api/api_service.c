@@ -99,25 +99,38 @@ static const sw_field *restart_field(const char *name)
     return NULL;
 }
 
+/* "a, b or c": an enum field's names. */
+static const char *enum_names(lua_State *L, const sw_field *f)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int k = 0; f->enums[k]; k++) {
+        if (k) luaL_addstring(&b, f->enums[k + 1] ? ", " : " or ");
+        luaL_addstring(&b, f->enums[k]);
+    }
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
+}
+
 static void check_enum(lua_State *L, const sw_field *f, void *dst)
 {
-    const char *s = lua_tostring(L, -1);
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     for (int k = 0; s && f->enums[k]; k++) {
         if (strcmp(f->enums[k], s) == 0) {
             *(int *)dst = k;
             return;
         }
     }
-    luaL_argerror(L, 1,
-                  lua_pushfstring(L, "%s: expected %s, %s or %s", f->name, f->enums[0], f->enums[1],
-                                  f->enums[2]));
+    luaL_argerror(L, 1, lua_pushfstring(L, "%s: expected %s", f->name, enum_names(L, f)));
 }
 
+/* A number within the field's bounds (NaN is not), whole for an INT field. */
 static void check_number(lua_State *L, const sw_field *f, void *dst)
 {
     lua_Number x = lua_tonumber(L, -1);
-    bool whole = f->type != SW_F_INT || x == (lua_Number)(int64_t)x;
-    if (lua_type(L, -1) != LUA_TNUMBER || !whole || x < f->min || x > f->max)
+    bool ok = lua_type(L, -1) == LUA_TNUMBER && x >= f->min && x <= f->max;
+    if (ok && f->type == SW_F_INT) ok = x == (lua_Number)(int64_t)x; /* in range: no overflow */
+    if (!ok)
         luaL_argerror(L, 1,
                       lua_pushfstring(L, "%s: expected %s from %f to %f", f->name,
                                       f->type == SW_F_INT ? "a whole number" : "a number", f->min,

@@ -124,6 +124,8 @@ describe("service module", function()
         "max_attempts: expected a whole number from 0 to 1000000000",
         "unknown field \"colour\" (policy, initial_delay, max_delay, backoff_factor, jitter or max_attempts)",
         "unknown field of type number",
+        "jitter: expected a number from 0 to 1",
+        "policy: expected on_failure, always or never",
         "table expected, got string",
       }
       local bad = logs(ev, "bad", "bad")
