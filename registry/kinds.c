@@ -16,13 +16,10 @@
 
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
-/* clang-format off */
-const char *const sw_host_module_names[] = {
-    "process", "channel", "time",      "logger", "errors", "json", "registry", "security", "net",
-    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",
-    "service",
-    NULL};
-/* clang-format on */
+const char *const sw_host_module_names[] = {"process", "channel",    "time",     "logger", "errors",
+                                            "json",    "registry",   "security", "net",    "funcs",
+                                            "http",    "coroutine",  "string",   "table",  "math",
+                                            "bit",     "supervisor", "service",  NULL};
 
 /* ---- source ---- */
 
@@ -343,6 +340,12 @@ static const sw_kind_def kinds[] = {
 const char *const sw_kind_names[] = {"process.lua",     "library.lua",   "process.host",
                                      "process.service", "service.group", "security.policy",
                                      "registry.entry",  "function.lua",  NULL};
+
+const sw_kind_def *sw_kind_defs(size_t *n)
+{
+    *n = N(kinds);
+    return kinds;
+}
 
 const sw_kind_def *sw_kind_lookup(const char *name)
 {

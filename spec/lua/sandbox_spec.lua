@@ -1,4 +1,4 @@
--- Sandbox escapes S1-S9, S11, S13-S15 (shared/reference/security-cases.md) and scenario 48
+-- Sandbox escapes S1-S9, S11, S13-S15 (docs/security.md "Sandbox escapes tried") and scenario 48
 -- at the process level, end to end on spec/apps/runtime/sandbox: each must fail inside the
 -- process and leave the host running.
 local rt = require("spec.lua.runtime_helper")
