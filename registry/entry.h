@@ -109,6 +109,8 @@ typedef struct sw_lifecycle {
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
+    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+                          applies a change of the service; id NULL: none */
 } sw_lifecycle;
 
 typedef struct sw_service {

@@ -237,6 +237,8 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     sw_runtime_config rc;
     sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc);
+    rc.service_request = sw_supervisor_service_request; /* the `service` module's door */
+    rc.service_request_arg = &a.sup;
     sw_runtime *rt = sw_runtime_new(reg, log, &rc);
     if (!rt) {
         fprintf(stderr, "steward: cannot start the runtime\n");

@@ -321,6 +321,7 @@ void svc_start(sw_svc *v)
 {
     if (v->run_start) v->restarts++;
     v->next_attempt_at = 0;
+    v->run_policy.set = false; /* set_restart_policy holds for one run */
     svc_enter(v, SW_SUB_STARTING, NULL, -1);
     if (service_args(v) != 0) {
         svc_enter(v, SW_SUB_FAILED_FOR_GOOD, "input cannot be passed to the process", -1);
@@ -419,10 +420,29 @@ static void end_reason(sw_svc *v, sw_exit_kind kind, const char *error, char *re
     sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, trace ? 2 : 1);
 }
 
+const sw_restart *svc_restart(const sw_svc *v)
+{
+    return v->run_policy.set ? &v->run_policy.r : &v->entry->as.service.lifecycle.restart;
+}
+
+void svc_request(sw_svc *v, const sw_svc_request *rq)
+{
+    if (!v->pid && v->sub != SW_SUB_ENDING && v->sub != SW_SUB_ENDING_KILLED) return;
+    switch (rq->kind) {
+    case SW_SVC_REQ_READY: svc_ready(v, v->pid); break;
+    case SW_SVC_REQ_SET_POLICY:
+        v->run_policy.r = rq->policy;
+        v->run_policy.set = true;
+        break;
+    case SW_SVC_REQ_CLEAR_POLICY: v->run_policy.set = false; break;
+    case SW_SVC_REQ_RESET_BACKOFF: v->attempt = 0; break; /* Akka's manual reset */
+    }
+}
+
 /* Whether the service's own policy restarts it after this end. */
 static bool restart_worthy(const sw_svc *v, bool ok, bool retryable)
 {
-    int policy = v->entry->as.service.lifecycle.restart.policy;
+    int policy = svc_restart(v)->policy;
     bool restart = policy == SW_RESTART_ALWAYS || (policy == SW_RESTART_ON_FAILURE && !ok);
     if (!ok && !retryable) restart = false;
     /* ended by itself during shutdown or a stop by hand (before its CANCEL came): it keeps
@@ -432,7 +452,7 @@ static bool restart_worthy(const sw_svc *v, bool ok, bool retryable)
 
 static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, svc_end *out)
 {
-    const sw_restart *r = &v->entry->as.service.lifecycle.restart;
+    const sw_restart *r = svc_restart(v);
     sw_svc_state st = ok ? SW_SVC_STOPPED : SW_SVC_FAILED;
     if (!restart_worthy(v, ok, retryable)) {
         svc_enter(v, for_good_of(down(st)), reason, -1);
