@@ -99,7 +99,7 @@ static bool is(const char *s, const char *const *names)
     return false;
 }
 
-static const char *const control_commands[] = {"status", "top",    "start", "stop",
+static const char *const control_commands[] = {"status",  "top",    "start", "stop",
                                                "restart", "reload", "logs",  NULL};
 
 /* Every option after the command: which commands it means something for (an option given to
@@ -130,8 +130,8 @@ static const char *const reload_only[] = {"reload", NULL};
 static const char *const logs_only[] = {"logs", NULL};
 static const char *const json_commands[] = {"status", "check", "start", "stop", "restart",
                                             "reload", "graph", "logs",  NULL};
-static const char *const config_commands[] = {"run",     "check",  "status", "top", "start",
-                                              "stop",    "restart", "reload", "logs", NULL};
+static const char *const config_commands[] = {"run",  "check",   "status", "top",  "start",
+                                              "stop", "restart", "reload", "logs", NULL};
 
 static const option_spec options[] = {
     {"--log-format", OPT_LOG_FORMAT, true, run_only},
