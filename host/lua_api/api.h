@@ -41,6 +41,9 @@ int sw_open_security(lua_State *L);
 int sw_open_net(lua_State *L);
 int sw_open_funcs(lua_State *L);
 int sw_open_http(lua_State *L);
+int sw_open_env(lua_State *L);
+int sw_open_uuid(lua_State *L);
+int sw_open_io(lua_State *L);
 
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no

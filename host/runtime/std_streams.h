@@ -1,0 +1,55 @@
+/* The host's standard output and error as processes write to them (the `io` module,
+ * docs/lua-api.md "io"). Each stream is a bounded buffer drained by its own writer thread
+ * (base/log_writer.h), started on first use, so a reader that does not keep up (a full pipe)
+ * never blocks a worker: bytes that do not fit are dropped and the write says so. Each
+ * process keeps its unfinished line (at most SW_STD_LINE_MAX bytes) until its newline comes,
+ * so lines of different processes never interleave; what is left goes out when it ends. */
+#ifndef STEWARD_STD_STREAMS_H
+#define STEWARD_STD_STREAMS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log_writer.h"
+
+typedef struct sw_proc sw_proc;
+
+typedef enum { SW_STDOUT, SW_STDERR } sw_std_stream;
+
+#define SW_STD_BUFFER_BYTES     ((size_t)1 << 20) /* per stream: bytes waiting for the reader */
+#define SW_STD_LINE_MAX         4096              /* per process and stream: an unfinished line */
+#define SW_STD_FLUSH_TIMEOUT_NS ((int64_t)2000000000) /* how long the end waits for a reader */
+
+/* The host's two streams (one per runtime). */
+typedef struct sw_std_streams {
+    _Atomic(sw_log_writer *) writer[2];
+    pthread_mutex_t lock; /* starting a writer */
+} sw_std_streams;
+
+/* A process's unfinished line on one stream (sw_proc.std_line). */
+typedef struct sw_std_line {
+    size_t n;
+    char buf[SW_STD_LINE_MAX];
+} sw_std_line;
+
+void sw_std_streams_init(sw_std_streams *s);
+/* Waits until what was taken so far is written, at most timeout_ns; false on timeout. Any
+ * thread. */
+bool sw_std_streams_flush(sw_std_streams *s, int64_t timeout_ns);
+/* Writes what is buffered (at most SW_STD_FLUSH_TIMEOUT_NS for a stuck reader) and stops the
+ * writers. After every process has ended. */
+void sw_std_streams_free(sw_std_streams *s);
+
+/* Appends n bytes to p's output on the stream; every finished line goes to the stream's
+ * buffer (a line longer than SW_STD_LINE_MAX goes in pieces). false when bytes were dropped:
+ * the buffer is full or memory ran out. Thread: p's worker. */
+bool sw_std_write(sw_proc *p, sw_std_stream which, const char *data, size_t n);
+/* Sends p's unfinished line now (io.flush). false when it was dropped. */
+bool sw_std_flush(sw_proc *p, sw_std_stream which);
+/* As p ends (before its exit is reported): sends its unfinished lines and frees them. */
+void sw_std_proc_end(sw_proc *p);
+
+#endif
