@@ -76,7 +76,7 @@ static int split(double t, civil *c, char *err, size_t errlen)
 {
     int64_t us = isfinite(t) ? llround(t * 1e6) : 0;
     if (!(t >= SW_TIME_MIN && t < SW_TIME_MAX) || us >= (int64_t)SW_TIME_MAX * 1000000) {
-        snprintf(err, errlen, "time out of range (years 1 to 9999)");
+        snprintf(err, errlen, "time out of range: years 1 to 9999");
         return -1;
     }
     c->unix_secs = floor_div(us, 1000000);

@@ -81,9 +81,8 @@ static void file_metatable(lua_State *L)
 /* io.write(...) and io.flush(): the stdout file, an upvalue. */
 static int io_write(lua_State *L)
 {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    return file_write(L);
+    bool ok = write_args(L, SW_STDOUT, 1);
+    return result(L, ok, SW_STDOUT, lua_upvalueindex(1));
 }
 
 static int io_flush(lua_State *L)

@@ -18,6 +18,7 @@ void sw_std_streams_init(sw_std_streams *s)
     atomic_init(&s->writer[SW_STDOUT], NULL);
     atomic_init(&s->writer[SW_STDERR], NULL);
     pthread_mutex_init(&s->lock, NULL);
+    atomic_init(&s->stuck, false);
 }
 
 static sw_log_writer *writer_of(sw_std_streams *s, sw_std_stream which)
@@ -46,13 +47,14 @@ bool sw_std_streams_flush(sw_std_streams *s, int64_t timeout_ns)
         sw_log_writer *w = atomic_load(&s->writer[i]);
         if (w) ok = sw_log_writer_flush(w, timeout_ns) && ok;
     }
+    if (!ok) atomic_store(&s->stuck, true);
     return ok;
 }
 
 void sw_std_streams_free(sw_std_streams *s)
 {
-    for (int i = 0; i < 2; i++)
-        sw_log_writer_free(atomic_load(&s->writer[i]), SW_STD_FLUSH_TIMEOUT_NS);
+    int64_t timeout = atomic_load(&s->stuck) ? 0 : SW_STD_FLUSH_TIMEOUT_NS;
+    for (int i = 0; i < 2; i++) sw_log_writer_free(atomic_load(&s->writer[i]), timeout);
     pthread_mutex_destroy(&s->lock);
 }
 

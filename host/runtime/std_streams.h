@@ -27,6 +27,7 @@ typedef enum { SW_STDOUT, SW_STDERR } sw_std_stream;
 typedef struct sw_std_streams {
     _Atomic(sw_log_writer *) writer[2];
     pthread_mutex_t lock; /* starting a writer */
+    atomic_bool stuck;    /* a flush timed out: the end does not wait again */
 } sw_std_streams;
 
 /* A process's unfinished line on one stream (sw_proc.std_line). */
@@ -39,8 +40,8 @@ void sw_std_streams_init(sw_std_streams *s);
 /* Waits until what was taken so far is written, at most timeout_ns; false on timeout. Any
  * thread. */
 bool sw_std_streams_flush(sw_std_streams *s, int64_t timeout_ns);
-/* Writes what is buffered (at most SW_STD_FLUSH_TIMEOUT_NS for a stuck reader) and stops the
- * writers. After every process has ended. */
+/* Writes what is buffered (at most SW_STD_FLUSH_TIMEOUT_NS for a stuck reader, not at all
+ * when a flush already timed out) and stops the writers. After every process has ended. */
 void sw_std_streams_free(sw_std_streams *s);
 
 /* Appends n bytes to p's output on the stream; every finished line goes to the stream's

@@ -93,8 +93,11 @@ static void test_missing_variable_is_an_error_at_its_place(void **state)
 static void test_malformed_references_are_errors(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"\"${env:}\"", "\"${env:1X}\"", "\"${env:A-B}\"",
-                                      "\"${env:T_PORT\"", "\"${env:T_PORT:default}\"",
+    static const char *const bad[] = {"\"${env:}\"",
+                                      "\"${env:1X}\"",
+                                      "\"${env:A-B}\"",
+                                      "\"${env:T_PORT\"",
+                                      "\"${env:T_PORT:default}\"",
                                       "\"${env:T_PORT:}\""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char yaml[256];

@@ -66,9 +66,8 @@ static void test_fractions_to_the_microsecond(void **state)
 static void test_rfc3339_round_trips(void **state)
 {
     (void)state;
-    const double values[] = {0,       -1,         0.25,          951782400.75,
-                             1795500643.123456,   -62135596800, 253402300799.5,
-                             1e9 + 0.000001};
+    const double values[] = {
+        0, -1, 0.25, 951782400.75, 1795500643.123456, -62135596800, 253402300799.5, 1e9 + 0.000001};
     for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
         double back = parse(fmt(values[i], NULL), NULL);
         if (fabs(back - values[i]) > 1e-6) fail_msg("%.6f came back as %.6f", values[i], back);

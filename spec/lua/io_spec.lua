@@ -1,0 +1,78 @@
+-- The io module end to end (docs/lua-api.md "io"): each case runs `steward run -x io:run CASE`
+-- on spec/apps/runtime/io and compares stdout and stderr whole (the app writes with io only).
+local h = require("spec.lua.steward_helper")
+local rt = require("spec.lua.runtime_helper")
+
+local SLOW = tonumber(os.getenv("STEWARD_SLOW") or "") or 1
+
+local function run(case, ...)
+  return rt.ok(rt.run("io", "io:run", { case, ... }), true)
+end
+
+describe("io", function()
+  it("io.write and io.stdout:write go to stdout as given (no tab, no newline added); io.stderr to stderr", function()
+    local r = run("basic")
+    assert.are.equal("a12.5b\nxy\nno newline at the end", r.stdout)
+    assert.are.equal("err 42\n", r.stderr)
+  end)
+
+  it("returns the file; flush; the files are closed userdata; nothing opens a file; bad arguments raise", function()
+    local r = run("api")
+    assert.are.equal("", r.stderr)
+    assert.are.equal(table.concat({
+      "write returns stdout true true true",
+      "flush returns the file true true",
+      "file (stdout) file (stderr) io file",
+      "files are not tables userdata",
+      "no files nil nil nil nil nil nil nil nil",
+      "false bad argument #2 to '?' (string expected, got table)",
+      "false bad argument #1 to '?' (io file expected, got table)",
+      "false bad argument #2 to '?' (string expected, got nil)",
+      "false spec/apps/runtime/io/src/cases.lua:29: attempt to modify a read-only host module (field 'write')",
+    }, "\n") .. "\n", r.stdout)
+  end)
+
+  it("keeps a line longer than its line buffer whole when nothing else writes", function()
+    local r = run("long", 10000)
+    assert.are.equal(("0123456789"):rep(1000) .. "\nafter\n", r.stdout)
+  end)
+
+  it("never interleaves lines of processes writing at once, each line written in pieces", function()
+    local r = run("interleave", 4, 300)
+    local count, seen = 0, {}
+    for line in r.stdout:gmatch("([^\n]*)\n") do
+      local id, i, dots = line:match("^w(%d)%-(%d+)(%.*)|$")
+      assert.truthy(id, "torn line: " .. line)
+      assert.are.equal(tonumber(i) % 50, #dots, line)
+      seen[line] = true
+      count = count + 1
+    end
+    assert.are.equal(1200, count)
+    local distinct = 0
+    for _ in pairs(seen) do distinct = distinct + 1 end
+    assert.are.equal(1200, distinct) -- none lost, none twice
+    assert.is_true(r.stdout:sub(-1) == "\n")
+  end)
+
+  it("never blocks the worker on a reader that does not read: what does not fit is dropped, and said so", function()
+    local err, rc = os.tmpname(), os.tmpname()
+    -- stdout is a pipe to `sleep`, which never reads it
+    local cmd = ("(s=$(date +%%s.%%N); timeout -k 2 30 %s run %s -x io:run flood 4 2>%s; echo \"$? $s $(date +%%s.%%N)\" >%s) | sleep %d"):format(
+      h.quote(h.steward), h.quote(rt.APPS .. "/io"), err, rc, 6 * SLOW)
+    os.execute(cmd)
+    local report, code = h.read(err), h.read(rc)
+    os.remove(err)
+    os.remove(rc)
+    local status, t0, t1 = code:match("^(%d+) ([%d.]+) ([%d.]+)")
+    assert.are.equal("0", status, report)
+    local slowest, elapsed, ticks = report:match("slowest_ms=([%d.]+) elapsed=([%d.]+) ticks=(%d+)")
+    assert.truthy(report:find("flood wrote=4096 dropped=true ", 1, true), report)
+    assert.truthy(report:find("error: io: stdout is not keeping up: output dropped (1024 KB waiting)\n", 1, true), report)
+    -- no write waited for the reader (4 MB into a pipe nobody reads), and other tasks ran
+    assert.is_true(tonumber(slowest) < 200 * SLOW, report)
+    assert.is_true(tonumber(elapsed) < 3 * SLOW, report)
+    assert.are.equal("5", ticks)
+    -- the host gives up on the stuck reader after its flush timeout (2 s), well before `sleep` ends
+    assert.is_true(tonumber(t1) - tonumber(t0) < 2 + 3 * SLOW, "took " .. (tonumber(t1) - tonumber(t0)))
+  end)
+end)
