@@ -28,8 +28,8 @@ describe("io", function()
       "false bad argument #2 to '?' (string expected, got table)",
       "false bad argument #1 to '?' (io file expected, got table)",
       "false bad argument #2 to '?' (string expected, got nil)",
-      "false spec/apps/runtime/io/src/cases.lua:29: attempt to modify a read-only host module (field 'write')",
-    }, "\n") .. "\n", r.stdout)
+      "false cases.lua:29: attempt to modify a read-only host module (field 'write')",
+    }, "\n") .. "\n", (r.stdout:gsub("false [^\n]*/cases%.lua:29:", "false cases.lua:29:"))) -- the path depends on the checkout
   end)
 
   it("keeps a line longer than its line buffer whole when nothing else writes", function()
@@ -55,11 +55,15 @@ describe("io", function()
   end)
 
   it("never blocks the worker on a reader that does not read: what does not fit is dropped, and said so", function()
-    local err, rc = os.tmpname(), os.tmpname()
-    -- stdout is a pipe to `sleep`, which never reads it
-    local cmd = ("(s=$(date +%%s.%%N); timeout -k 2 30 %s run %s -x io:run flood 4 2>%s; echo \"$? $s $(date +%%s.%%N)\" >%s) | sleep %d"):format(
-      h.quote(h.steward), h.quote(rt.APPS .. "/io"), err, rc, 6 * SLOW)
-    os.execute(cmd)
+    local err, rc, fifo = os.tmpname(), os.tmpname(), os.tmpname()
+    os.remove(fifo)
+    assert(os.execute("mkfifo " .. fifo))
+    -- stdout is a FIFO held open by `sleep`, which never reads it; killed once steward is done
+    local cmd = ("sleep 60 <%s & r=$!; s=$(date +%%s.%%N); timeout -k 2 30 %s run %s -x io:run flood 4 >%s 2>%s; " ..
+                 "echo \"$? $s $(date +%%s.%%N)\" >%s; kill $r"):format(
+      fifo, h.quote(h.steward), h.quote(rt.APPS .. "/io"), fifo, err, rc)
+    os.execute("sh -c " .. h.quote(cmd))
+    os.remove(fifo)
     local report, code = h.read(err), h.read(rc)
     os.remove(err)
     os.remove(rc)
@@ -72,7 +76,7 @@ describe("io", function()
     assert.is_true(tonumber(slowest) < 200 * SLOW, report)
     assert.is_true(tonumber(elapsed) < 3 * SLOW, report)
     assert.are.equal("5", ticks)
-    -- the host gives up on the stuck reader after its flush timeout (2 s), well before `sleep` ends
+    -- the host gives up on the stuck reader after its flush timeout (2 s) instead of waiting for it
     assert.is_true(tonumber(t1) - tonumber(t0) < 2 + 3 * SLOW, "took " .. (tonumber(t1) - tonumber(t0)))
   end)
 end)
