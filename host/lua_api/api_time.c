@@ -48,13 +48,13 @@ static sw_timer *arm(lua_State *L, int64_t ns, bool repeat)
     return t;
 }
 
-static int t_now(lua_State *L)
+int sw_api_now(lua_State *L)
 {
     lua_pushnumber(L, sw_time_now());
     return 1;
 }
 
-static int t_sleep(lua_State *L)
+int sw_api_sleep(lua_State *L)
 {
     int64_t ns = sw_api_check_duration(L, 1);
     sw_task *t = sw_task_current(L);
@@ -176,10 +176,10 @@ static int t_parse_duration(lua_State *L)
 
 int sw_open_time(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"now", t_now},     {"sleep", t_sleep},
-                                   {"after", t_after}, {"ticker", t_ticker},
-                                   {"unix", t_unix},   {"format", t_format},
-                                   {"parse", t_parse}, {"parse_duration", t_parse_duration},
+    static const luaL_Reg fns[] = {{"now", sw_api_now}, {"sleep", sw_api_sleep},
+                                   {"after", t_after},  {"ticker", t_ticker},
+                                   {"unix", t_unix},    {"format", t_format},
+                                   {"parse", t_parse},  {"parse_duration", t_parse_duration},
                                    {NULL, NULL}};
     lua_newtable(L);
     luaL_register(L, NULL, fns);

@@ -66,60 +66,63 @@ static bool put(sw_proc *p, sw_std_stream which, const char *data, size_t n)
     return w && sw_log_writer_put(w, data, n);
 }
 
-/* Sends the first n bytes of the line buffer and keeps the rest. */
-static bool send_first(sw_proc *p, sw_std_stream which, size_t n)
+/* Drops the first n bytes of the line buffer. */
+static void consume(sw_std_line *l, size_t n)
 {
-    sw_std_line *l = p->std_line[which];
-    bool ok = put(p, which, l->buf, n);
     memmove(l->buf, l->buf + n, l->n - n);
     l->n -= n;
-    return ok;
 }
 
-/* Up to and including the buffer's last newline; 0 if it has none. */
-static size_t finished(const sw_std_line *l)
+/* What may go out now: every finished line; a full buffer's piece of a longer line; with
+ * `all`, everything. */
+static size_t sendable(const sw_std_line *l, bool all)
 {
+    if (all) return l->n;
     const char *nl = memrchr(l->buf, '\n', l->n);
-    return nl ? (size_t)(nl - l->buf) + 1 : 0;
+    if (nl) return (size_t)(nl - l->buf) + 1;
+    return l->n == SW_STD_LINE_MAX ? l->n : 0;
 }
 
-bool sw_std_write(sw_proc *p, sw_std_stream which, const char *data, size_t n)
+sw_std_progress sw_std_put(sw_proc *p, sw_std_stream which, const char *data, size_t n, bool all)
 {
+    sw_std_progress r = {0};
     sw_std_line *l = p->std_line[which];
     if (!l) {
-        if (!n) return true;
-        if (!(l = malloc(sizeof *l))) return false;
+        if (!n) return r;
+        if (!(l = malloc(sizeof *l))) {
+            r.failed = true;
+            return r;
+        }
         l->n = 0;
         p->std_line[which] = l;
     }
-    bool ok = true;
-    while (n > 0) {
-        size_t k = SW_STD_LINE_MAX - l->n < n ? SW_STD_LINE_MAX - l->n : n;
-        memcpy(l->buf + l->n, data, k);
+    for (;;) {
+        size_t k = SW_STD_LINE_MAX - l->n < n - r.taken ? SW_STD_LINE_MAX - l->n : n - r.taken;
+        memcpy(l->buf + l->n, data + r.taken, k);
         l->n += k;
-        data += k;
-        n -= k;
-        if (l->n == SW_STD_LINE_MAX) { /* full: its whole lines, or a piece of one long line */
-            size_t m = finished(l);
-            ok = send_first(p, which, m ? m : l->n) && ok;
+        r.taken += k;
+        size_t m = sendable(l, all && r.taken == n);
+        if (!m) break; /* then all of data is taken: only a full buffer has no room */
+        if (!put(p, which, l->buf, m)) {
+            r.waiting = true;
+            break;
         }
+        consume(l, m);
+        r.sent += m;
     }
-    size_t m = finished(l);
-    if (m) ok = send_first(p, which, m) && ok;
-    return ok;
+    return r;
 }
 
-bool sw_std_flush(sw_proc *p, sw_std_stream which)
+void sw_std_drop(sw_proc *p, sw_std_stream which)
 {
-    sw_std_line *l = p->std_line[which];
-    return !l || !l->n || send_first(p, which, l->n);
+    if (p->std_line[which]) p->std_line[which]->n = 0;
 }
 
 void sw_std_proc_end(sw_proc *p)
 {
     for (int i = 0; i < 2; i++) {
         if (!p->std_line[i]) continue;
-        sw_std_flush(p, (sw_std_stream)i);
+        sw_std_put(p, (sw_std_stream)i, "", 0, true); /* one try: no one waits any more */
         free(p->std_line[i]);
         p->std_line[i] = NULL;
     }

@@ -1,9 +1,10 @@
 /* The host's standard output and error as processes write to them (the `io` module,
  * docs/lua-api.md "io"). Each stream is a bounded buffer drained by its own writer thread
  * (base/log_writer.h), started on first use, so a reader that does not keep up (a full pipe)
- * never blocks a worker: bytes that do not fit are dropped and the write says so. Each
- * process keeps its unfinished line (at most SW_STD_LINE_MAX bytes) until its newline comes,
- * so lines of different processes never interleave; what is left goes out when it ends. */
+ * never blocks a worker: a write that finds it full tells its caller, whose task waits for
+ * room (lua/io.lua). Each process keeps its unfinished line (at most SW_STD_LINE_MAX bytes)
+ * until its newline comes, so lines of different processes never interleave; what is left
+ * goes out when it ends. */
 #ifndef STEWARD_STD_STREAMS_H
 #define STEWARD_STD_STREAMS_H
 
@@ -22,6 +23,7 @@ typedef enum { SW_STDOUT, SW_STDERR } sw_std_stream;
 #define SW_STD_BUFFER_BYTES     ((size_t)1 << 20) /* per stream: bytes waiting for the reader */
 #define SW_STD_LINE_MAX         4096              /* per process and stream: an unfinished line */
 #define SW_STD_FLUSH_TIMEOUT_NS ((int64_t)2000000000) /* how long the end waits for a reader */
+#define SW_STD_PATIENCE_S       5 /* a waiting write gives up after this long without progress */
 
 /* The host's two streams (one per runtime). */
 typedef struct sw_std_streams {
@@ -44,13 +46,23 @@ bool sw_std_streams_flush(sw_std_streams *s, int64_t timeout_ns);
  * when a flush already timed out) and stops the writers. After every process has ended. */
 void sw_std_streams_free(sw_std_streams *s);
 
-/* Appends n bytes to p's output on the stream; every finished line goes to the stream's
- * buffer (a line longer than SW_STD_LINE_MAX goes in pieces). false when bytes were dropped:
- * the buffer is full or memory ran out. Thread: p's worker. */
-bool sw_std_write(sw_proc *p, sw_std_stream which, const char *data, size_t n);
-/* Sends p's unfinished line now (io.flush). false when it was dropped. */
-bool sw_std_flush(sw_proc *p, sw_std_stream which);
-/* As p ends (before its exit is reported): sends its unfinished lines and frees them. */
+/* What sw_std_put did. */
+typedef struct sw_std_progress {
+    size_t taken; /* bytes of data now in p's line buffer or sent */
+    size_t sent;  /* bytes that went to the stream's buffer (progress, for a waiting writer) */
+    bool waiting; /* the stream's buffer is full: some of data, or finished lines, wait */
+    bool failed;  /* no memory for p's line buffer */
+} sw_std_progress;
+
+/* Appends data to p's line on the stream and sends what is ready while the stream's buffer has
+ * room: every finished line, a piece of SW_STD_LINE_MAX bytes of a longer line, and with `all`
+ * (a flush) the unfinished line too. What has no room stays: the caller retries with the rest
+ * of data (from `taken` on) or drops it. Never blocks. Thread: p's worker. */
+sw_std_progress sw_std_put(sw_proc *p, sw_std_stream which, const char *data, size_t n, bool all);
+/* Forgets what waits in p's line buffer (a writer that gave up). */
+void sw_std_drop(sw_proc *p, sw_std_stream which);
+/* As p ends (before its exit is reported): sends what waits in its line buffers if there is
+ * room (no one waits any more), and frees them. */
 void sw_std_proc_end(sw_proc *p);
 
 #endif

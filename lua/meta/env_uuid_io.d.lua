@@ -47,8 +47,9 @@ function uuid.v7() end
 local IoFile = {}
 
 ---Writes strings and numbers as given (no separator or newline added). Line-buffered per
----process; never blocks the worker: when the reader does not keep up, the output is dropped
----and this returns nil, "io: stdout is not keeping up: output dropped (1024 KB waiting)".
+---process; never blocks the worker: when the stream's 1 MB buffer is full the calling task
+---waits for room; after 5 s without progress the output is dropped and this returns
+---nil, "io: stdout is not keeping up: output dropped after 5 s without progress".
 ---@param ... string|number
 ---@return steward.IoFile|nil
 ---@return string? err

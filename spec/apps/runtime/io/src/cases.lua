@@ -47,26 +47,33 @@ function cases.interleave(children, lines)
   end
 end
 
--- Writes `mb` MB while nobody reads stdout: no write blocks the worker; what does not fit is
--- dropped and said so. Reports on stderr.
-function cases.flood(mb)
-  local chunk = ("x"):rep(1023) .. "\n"
+-- Writes 1 KB lines while nobody reads stdout: once the stream's buffer is full the writing
+-- task waits (other tasks keep running) and gives up after its patience. Reports on stderr.
+function cases.flood()
+  local line = ("x"):rep(1023) .. "\n"
   local ticks = 0
   coroutine.spawn(function()
-    for _ = 1, 5 do time.sleep("10ms"); ticks = ticks + 1 end
+    while true do time.sleep("10ms"); ticks = ticks + 1 end
   end)
-  local t0, slowest, dropped, err = time.now(), 0, 0, nil
-  for i = 1, tonumber(mb) * 1024 do
-    local t = time.now()
-    local ok, e = io.write(chunk)
-    slowest = math.max(slowest, time.now() - t)
-    if not ok then dropped, err = dropped + 1, e end
-    if i % 256 == 0 then time.sleep(0) end
-  end
-  time.sleep("100ms")
-  io.stderr:write(("flood wrote=%d dropped=%s slowest_ms=%.1f elapsed=%.2f ticks=%d\n"):format(
-    tonumber(mb) * 1024, dropped > 0, slowest * 1000, time.now() - t0, ticks))
+  local accepted, ok, err, t, ticks_before = 0, nil, nil, nil, nil
+  repeat
+    t, ticks_before = time.now(), ticks
+    ok, err = io.write(line)
+    if ok then accepted = accepted + 1 end
+  until not ok or accepted > 8192
+  io.stderr:write(("flood accepted_kb=%d waited=%.2f ticks_while_waiting=%d\n"):format(
+    accepted, time.now() - t, ticks - ticks_before))
   io.stderr:write("error: ", tostring(err), "\n")
+end
+
+-- Writes `n` 1 KB lines to a reader that starts late and is slow: every one arrives.
+function cases.slow(n)
+  local line = ("y"):rep(1023) .. "\n"
+  local ok_count = 0
+  for _ = 1, tonumber(n) do
+    if io.write(line) then ok_count = ok_count + 1 end
+  end
+  io.stderr:write("slow ok=", ok_count, "\n")
 end
 
 return function(name, ...)
