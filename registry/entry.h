@@ -19,6 +19,7 @@ typedef enum sw_kind {
     SW_KIND_POLICY,
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
+    SW_KIND_ENV_VARIABLES,
     SW_KIND__COUNT
 } sw_kind;
 
@@ -174,6 +175,18 @@ typedef struct sw_strlist {
     const char **v;
 } sw_strlist;
 
+typedef struct sw_env_default {
+    const char *name, *value;
+    const sw_node *node; /* its key, where it was written */
+} sw_env_default;
+
+/* env.variables: defaults, and the host variables env.get may read (env_vars.h). */
+typedef struct sw_env_variables {
+    size_t n_vars;
+    sw_env_default *vars;
+    sw_strlist from_process;
+} sw_env_variables;
+
 typedef struct sw_policy {
     sw_strlist actions; /* patterns: "*", a literal, or a literal prefix ending in "*" */
     sw_strlist resources;
@@ -199,6 +212,7 @@ struct sw_entry {
         sw_service service;
         sw_group group;
         sw_policy policy;
+        sw_env_variables env_variables;
     } as;
 };
 

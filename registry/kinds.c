@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env_vars.h"
 #include "policy.h"
 #include "readfile.h"
 #include "units.h"
@@ -16,10 +17,10 @@
 
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
-const char *const sw_host_module_names[] = {"process", "channel",    "time",     "logger", "errors",
-                                            "json",    "registry",   "security", "net",    "funcs",
-                                            "http",    "coroutine",  "string",   "table",  "math",
-                                            "bit",     "supervisor", "service",  NULL};
+const char *const sw_host_module_names[] = {
+    "process",    "channel", "time", "logger",    "errors", "json",  "registry", "security",
+    "net",        "funcs",   "http", "coroutine", "string", "table", "math",     "bit",
+    "supervisor", "service", "env",  "uuid",      "io",     NULL};
 
 /* ---- source ---- */
 
@@ -338,11 +339,12 @@ static const sw_kind_def kinds[] = {
     {"registry.entry", SW_KIND_DATA, NULL, NULL},
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
+    {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {"process.lua",     "library.lua",   "process.host",
-                                     "process.service", "service.group", "security.policy",
-                                     "registry.entry",  "function.lua",  NULL};
+const char *const sw_kind_names[] = {
+    "process.lua",     "library.lua",    "process.host", "process.service", "service.group",
+    "security.policy", "registry.entry", "function.lua", "env.variables",   NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

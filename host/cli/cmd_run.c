@@ -144,6 +144,7 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
         uv_close((uv_handle_t *)&x.sigterm, NULL);
     }
     fflush(stdout);
+    sw_std_streams_flush(&x.rt->std, SW_STD_FLUSH_TIMEOUT_NS); /* and its io output */
     sw_log_flush(log, SW_LOG_FLUSH_TIMEOUT_NS); /* the process's log lines come before its error */
     if (x.error) fprintf(stderr, "%s: %s\n", e->id, x.error);
     sw_runtime_free(x.rt);

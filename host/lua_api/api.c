@@ -72,6 +72,9 @@ OPENER(funcs, sw_open_funcs)
 OPENER(http, sw_open_http)
 OPENER(supervisor, sw_open_supervisor)
 OPENER(service, sw_open_service)
+OPENER(env, sw_open_env)
+OPENER(uuid, sw_open_uuid)
+OPENER(io, sw_open_io)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -159,14 +162,25 @@ static int open_require(lua_State *L)
     return 1;
 }
 
-const sw_vm_lib sw_api_libs[] = {{"process", open_process},   {"channel", open_channel},
-                                 {"time", open_time},         {"logger", open_logger},
-                                 {"errors", open_errors},     {"json", open_json},
-                                 {"registry", open_registry}, {"security", open_security},
-                                 {"net", open_net},           {"funcs", open_funcs},
-                                 {"http", open_http},         {"coroutine", open_coroutine},
-                                 {"require", open_require},   {"supervisor", open_supervisor},
-                                 {"service", open_service},   {NULL, NULL}};
+const sw_vm_lib sw_api_libs[] = {{"process", open_process},
+                                 {"channel", open_channel},
+                                 {"time", open_time},
+                                 {"logger", open_logger},
+                                 {"errors", open_errors},
+                                 {"json", open_json},
+                                 {"registry", open_registry},
+                                 {"security", open_security},
+                                 {"net", open_net},
+                                 {"funcs", open_funcs},
+                                 {"http", open_http},
+                                 {"coroutine", open_coroutine},
+                                 {"require", open_require},
+                                 {"supervisor", open_supervisor},
+                                 {"service", open_service},
+                                 {"env", open_env},
+                                 {"uuid", open_uuid},
+                                 {"io", open_io},
+                                 {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)
 {

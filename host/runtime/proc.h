@@ -119,8 +119,9 @@ struct sw_proc {
     sw_ready_fn on_ready;
     void *cb_arg;
     char *service;
-    sw_net_owned *net;   /* its sockets (net.c), closed as it ends; NULL: none yet */
-    sw_http_owned *http; /* its HTTP transfers (http_client.c), removed as it ends */
+    sw_net_owned *net;               /* its sockets (net.c), closed as it ends; NULL: none yet */
+    sw_http_owned *http;             /* its HTTP transfers (http_client.c), removed as it ends */
+    struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

@@ -119,6 +119,7 @@ void proc_free_state(sw_proc *p)
     while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
     sw_net_proc_end(p);                            /* its sockets close, whatever ended it */
     sw_http_proc_end(p);                           /* and its HTTP transfers go */
+    sw_std_proc_end(p);                            /* and its unfinished io lines */
     pthread_mutex_lock(&p->lock);
     sw_vm *vm = p->vm;
     p->vm = NULL;
@@ -168,6 +169,7 @@ static void proc_exit(sw_proc *p, exit_state *x)
     if (x->kind != SW_EXIT_OK)
         for (size_t i = 0; i < p->links.n; i++)
             send_event(p->rt, SW_DLV_LINK_DOWN, p->links.v[i], p->id, 0, x);
+    sw_std_proc_end(p); /* its last io line before anyone hears it ended */
     if (p->on_exit) {
         sw_exit_info info = {x->kind, x->error,       x->retryable,
                              x->code, x->result.data, x->result.len};

@@ -15,6 +15,7 @@
 #include "pidtable.h"
 #include "registry.h"
 #include "security.h"
+#include "std_streams.h"
 #include "worker.h"
 
 /* The host's check of a guarded call (see sw_proc_ctx.allowed). */
@@ -81,6 +82,7 @@ typedef struct sw_runtime {
     sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
     atomic_llong procs;     /* processes holding a state (prepared or running) */
     sw_svc_counts services; /* processes spawned by each service's processes */
+    sw_std_streams std;     /* stdout and stderr as the io module writes them */
 } sw_runtime;
 
 typedef struct sw_runtime_config {

@@ -26,8 +26,7 @@ static void copy_fields(lua_State *L, int src, const char *const *names)
 
 static int refuse(lua_State *L)
 {
-    return luaL_error(L, "attempt to modify a read-only library (field '%s')",
-                      lua_tostring(L, 2));
+    return luaL_error(L, "attempt to modify a read-only library (field '%s')", lua_tostring(L, 2));
 }
 
 /* The table at the top, as a read-only proxy in its place. */

@@ -2,9 +2,9 @@
 local cases = {}
 
 function cases.globals() -- S1, S4
-  print("S1", io, package, ffi)
+  print("S1", io.open, io.popen, io.lines, io.read, package, ffi) -- io: stdout and stderr only
   print("S4", getfenv, setfenv, dofile, loadfile, newproxy)
-  print("raw", rawget(_G, "io"), rawget(_G, "debug"), rawget(_G, "module"), rawget(_G, "gcinfo"))
+  print("raw", rawget(_G, "os"), rawget(_G, "debug"), rawget(_G, "module"), rawget(_G, "gcinfo"))
   -- os, debug and jit are safe subsets (read-only proxies: probe by name)
   local probes = {
     os = { "clock", "date", "difftime", "time", "execute", "exit", "getenv", "remove", "rename", "tmpname", "setlocale" },
@@ -72,7 +72,7 @@ function cases.gc() -- S9
 end
 
 function cases.require() -- S15
-  for _, name in ipairs { "os", "ffi", "../../etc/passwd", "io", "debug", "jit", "package", "jit.opt", "string.dump" } do
+  for _, name in ipairs { "os", "ffi", "../../etc/passwd", "io.open", "debug", "jit", "package", "jit.opt", "string.dump" } do
     local ok, err = pcall(require, name)
     print(name, ok, err)
   end
