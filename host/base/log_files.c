@@ -228,7 +228,8 @@ sw_log_files *sw_log_files_open(const char *dir, uint64_t max_size, unsigned max
                                .buffered = true,
                                .capacity = SW_LOG_FILES_BUFFER,
                                .notice = notice,
-                               .arg = f};
+                               .arg = f,
+                               .thread_name = "steward-logf"};
     f->writer = sw_log_writer_new(&wc);
     if (!f->writer) {
         free(f->dir);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "json.h"
+#include "timefmt.h"
 #include "utf8.h"
 
 #define LOG_MAX_RECORD 65536 /* a line never exceeds this, newline included */
@@ -270,12 +271,7 @@ static size_t clock_text(char *out, clock_style style, int64_t wall_ns)
     return n;
 }
 
-int64_t sw_log_wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+int64_t sw_log_wall_ns(void) { return (int64_t)(sw_wall_now() * 1e9); }
 
 /* ---- text ---- */
 

@@ -32,7 +32,7 @@ typedef struct sw_log_style {
  * with sw_log_line_free. */
 void sw_log_format(lbuf *b, const sw_log_style *st, sw_log_level level, const char *service,
                    const char *msg, const sw_log_field *fields, size_t n_fields);
-/* CLOCK_REALTIME in ns. */
+/* The wall clock (sw_wall_now) in ns since the epoch. */
 int64_t sw_log_wall_ns(void);
 void sw_log_line_free(lbuf *b);
 
