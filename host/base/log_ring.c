@@ -273,32 +273,32 @@ void sw_log_rec_json(const sw_log_rec *rec, lbuf *out)
     sw_log_record_json(out, rec->data, rec->len, rec->service, rec->wall_ns);
 }
 
-/* Appends p[0..n) to the buffer (*buf, *len, *cap); false when memory runs out. */
-static bool append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+bool sw_log_lines_add(sw_log_lines *b, const char *p, size_t n, size_t limit)
 {
-    if (*len + n > *cap) {
-        size_t c = *cap ? *cap : 4096;
-        while (c < *len + n) c *= 2;
-        char *b = realloc(*buf, c);
-        if (!b) return false;
-        *buf = b;
-        *cap = c;
+    if (b->len + n > limit) return false;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) return false;
+        b->p = q;
+        b->cap = cap;
     }
-    memcpy(*buf + *len, p, n);
-    *len += n;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
     return true;
 }
 
-/* The JSON lines of found[0..n) into *out; their count. Each record is released. */
-static size_t format_all(sw_log_rec **found, size_t n, char **out, size_t *len)
+/* The JSON lines of found[0..n) into out; their count. Each record is released. */
+static size_t format_all(sw_log_rec **found, size_t n, sw_log_lines *out)
 {
-    size_t cap = 0, count = 0;
+    size_t count = 0;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
         lbuf b;
         sw_log_rec_json(found[i], &b);
         if (ok && b.len > 0) {
-            ok = append(out, len, &cap, b.p, b.len);
+            ok = sw_log_lines_add(out, b.p, b.len, SIZE_MAX);
             count += ok;
         }
         sw_log_line_free(&b);
@@ -320,7 +320,10 @@ int sw_log_ring_read(sw_log_ring *r, const sw_log_query *q, char **out, size_t *
         atomic_fetch_add_explicit(&found[i]->refs, 1, memory_order_relaxed);
     if (n >= 0 && q->follow) r->followers++;
     pthread_mutex_unlock(&r->lock);
-    if (n > 0) *count = format_all(found, (size_t)n, out, len);
+    sw_log_lines lines = {0};
+    if (n > 0) *count = format_all(found, (size_t)n, &lines);
+    *out = lines.p;
+    *len = lines.len;
     free(found);
     return n >= 0 ? 0 : -1;
 }

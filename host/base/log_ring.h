@@ -69,4 +69,14 @@ void sw_log_rec_release(sw_log_rec *rec);
 /* The record's JSON line into out (free with sw_log_line_free); out->len 0 when it cannot. */
 void sw_log_rec_json(const sw_log_rec *rec, lbuf *out);
 
+/* A growing buffer of lines (malloc'd p; zero it to start). */
+typedef struct sw_log_lines {
+    char *p;
+    size_t len, cap;
+} sw_log_lines;
+
+/* Appends n bytes of lines if the buffer stays within limit bytes; false when they do not fit
+ * or memory runs out. */
+bool sw_log_lines_add(sw_log_lines *b, const char *p, size_t n, size_t limit);
+
 #endif

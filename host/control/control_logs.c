@@ -65,29 +65,23 @@ void sw_ctl_follow_batch(sw_ctl_follow *f, const sw_log_rec *list, uint64_t lost
     *text = NULL;
     *len = 0;
     f->dropped += lost_too;
-    char *buf = room ? malloc(room) : NULL;
-    lbuf m;
-    m.len = 0;
-    if (f->dropped) marker(&m, f->dropped);
-    if (buf && m.len && m.len <= room) { /* the marker first, when it fits */
-        memcpy(buf, m.p, m.len);
-        *len = m.len;
-        f->dropped = 0;
+    sw_log_lines out = {0};
+    if (f->dropped) { /* the marker first, when it fits */
+        lbuf m;
+        marker(&m, f->dropped);
+        if (m.len && sw_log_lines_add(&out, m.p, m.len, room)) f->dropped = 0;
+        sw_log_line_free(&m);
     }
-    if (m.len) sw_log_line_free(&m);
     for (const sw_log_rec *r = list; r; r = r->feed_next) {
         if (!wanted(f, r)) continue;
         f->after = r->seq;
         lbuf b;
         sw_log_rec_json(r, &b);
-        if (buf && b.len && *len + b.len <= room) {
-            memcpy(buf + *len, b.p, b.len);
-            *len += b.len;
-        } else f->dropped++;
+        if (!b.len || !sw_log_lines_add(&out, b.p, b.len, room)) f->dropped++;
         sw_log_line_free(&b);
     }
-    if (*len) *text = buf;
-    else free(buf);
+    *text = out.p;
+    *len = out.len;
 }
 
 void sw_ctl_follow_free(sw_log_ring *ring, sw_ctl_follow *f)
