@@ -80,6 +80,8 @@ OPENER(security, sw_open_security)
 OPENER(net, sw_open_net)
 OPENER(funcs, sw_open_funcs)
 OPENER(http, sw_open_http)
+OPENER(fs, sw_open_fs)
+OPENER(exec, sw_open_exec)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -173,7 +175,8 @@ const sw_vm_lib sw_api_libs[] = {{"process", open_process},   {"channel", open_c
                                  {"registry", open_registry}, {"security", open_security},
                                  {"net", open_net},           {"funcs", open_funcs},
                                  {"http", open_http},         {"coroutine", open_coroutine},
-                                 {"require", open_require},   {NULL, NULL}};
+                                 {"require", open_require},   {"fs", open_fs},
+                                 {"exec", open_exec},         {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)
 {
