@@ -159,6 +159,16 @@ static void op_open(sw_fs_job *j)
 
 /* ---- directories ---- */
 
+/* err, or ELOOP when name (in dirfd) is a link: O_DIRECTORY | O_NOFOLLOW says ENOTDIR. */
+static int link_or(int dirfd, const char *name, int err)
+{
+    struct stat st;
+    if (err == -ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
+        return -ELOOP;
+    return err;
+}
+
 typedef struct names {
     char *buf;
     size_t len, cap;
@@ -264,10 +274,10 @@ static void op_list(sw_fs_job *j)
     int fd = dir;
     if (leaf) {
         fd = openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int e = errno;
+        int e = fd < 0 ? link_or(dir, leaf, -errno) : 0;
         close(dir);
         if (fd < 0) {
-            j->err = -e;
+            j->err = e;
             return;
         }
     }
@@ -305,9 +315,9 @@ static int mkdir_parents(int rootfd, const char *rel, unsigned mode)
             return e;
         }
         int sub = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int e = -errno;
+        int e = sub < 0 ? link_or(fd, c, -errno) : 0;
         close(fd);
-        if (sub < 0) return e == -ENOTDIR || e == -ELOOP ? -EEXIST : e;
+        if (sub < 0) return e;
         fd = sub;
     }
     close(fd);

@@ -6,6 +6,7 @@
 #include <linux/openat2.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,7 +65,22 @@ int sw_fs_normalize(const char *rel, char *out, size_t outlen)
     return 0;
 }
 
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+/* O_PATH | O_NOFOLLOW opens a link itself (where O_DIRECTORY would say only ENOTDIR): the
+ * fstat after it tells a link (ELOOP) from a file (ENOTDIR). */
+#define DIR_FLAGS (O_PATH | O_CLOEXEC | O_NOFOLLOW)
+
+/* fd if it is a directory; else closes it and returns ELOOP (a link) or ENOTDIR. */
+static int must_be_dir(int fd)
+{
+    struct stat st;
+    int err = fstat(fd, &st) != 0   ? -errno
+              : S_ISDIR(st.st_mode) ? 0
+              : S_ISLNK(st.st_mode) ? -ELOOP
+                                    : -ENOTDIR;
+    if (err == 0) return fd;
+    close(fd);
+    return err;
+}
 
 /* 0: not known yet, 1: openat2 works, -1: the kernel has none (ENOSYS). */
 static atomic_int have_openat2;
@@ -75,7 +91,7 @@ static int open_beneath_openat2(int rootfd, const char *dir)
                            .resolve =
                                RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
     long fd = syscall(SYS_openat2, rootfd, dir, &how, sizeof how);
-    return fd >= 0 ? (int)fd : -errno;
+    return fd >= 0 ? must_be_dir((int)fd) : -errno;
 }
 
 /* One component at a time, never following a link: each openat holds the fd it started from. */
@@ -90,7 +106,7 @@ static int open_beneath_walk(int rootfd, char *dir)
         int e = errno;
         close(fd);
         if (sub < 0) return -e;
-        fd = sub;
+        if ((fd = must_be_dir(sub)) < 0) return fd;
     }
     return fd;
 }
