@@ -6,6 +6,7 @@
  * yield; resume with the results at its delivery). Open files are objects owned by the
  * process; fs.volume(id) gives a handle whose methods take paths relative to the volume. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +35,19 @@ static int fail(lua_State *L, const char *msg)
     return 2;
 }
 
+static const char *bytes(uint64_t n, char *buf)
+{
+    snprintf(buf, 24, "%" PRIu64, n);
+    return buf;
+}
+
 /* nil, "<what>: <reason>" */
 static int fail_err(lua_State *L, const char *what, int err, uint64_t cap)
 {
+    char num[24];
     lua_pushnil(L);
     if (err == SW_FS_ETOOBIG)
-        lua_pushfstring(L, "%s: file too large (at most %d MB)", what, (int)(cap >> 20));
+        lua_pushfstring(L, "%s: file too large (at most %s bytes)", what, bytes(cap, num));
     else if (err == SW_FS_ELIMIT)
         lua_pushfstring(L, "too many open files (at most %d per process)", SW_FS_MAX_FILES);
     else if (err == SW_FS_ETHREAD) lua_pushliteral(L, "fs: not on the worker running the process");
