@@ -428,6 +428,23 @@ static int h_pid(lua_State *L)
     return 1;
 }
 
+static int h_close(lua_State *L)
+{
+    sw_child *c = check_handle(L);
+    for (int side = 0; c && side < 4; side++) { /* tasks waiting on it get nil, "closed" */
+        sw_exec_wait *w = sw_exec_waiter(c, (sw_exec_side)side);
+        sw_task *t = w->task;
+        if (!t) continue;
+        w->task = NULL;
+        lua_pushnil(L);
+        lua_pushliteral(L, "closed");
+        sw_task_wake(t, L, 2);
+    }
+    if (c) sw_exec_release(c); /* a command still running is killed */
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static int handle_gc(lua_State *L)
 {
     exec_obj *o = lua_touserdata(L, 1);
@@ -451,6 +468,7 @@ static void init_handle(lua_State *L)
                                        {"wait", h_wait},
                                        {"kill", h_kill},
                                        {"pid", h_pid},
+                                       {"close", h_close},
                                        {NULL, NULL}};
     lua_newtable(L);
     luaL_register(L, NULL, methods);
