@@ -10,6 +10,8 @@ FUZZ_SECONDS ?= 60
 FUZZERS     ?= $(patsubst spec/fuzz/fuzz_%.c,%,$(wildcard spec/fuzz/fuzz_*.c))
 APP         ?= examples/hello
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+# An app may carry its host config as steward.conf (examples/backup allows exec there).
+APP_CONFIG   = $(if $(wildcard $(APP)/steward.conf),--config $(APP)/steward.conf)
 
 .PHONY: all deps build run test test-asan test-tsan fuzz bench clean format check-format
 
@@ -27,9 +29,9 @@ build: $(BUILD)/CMakeCache.txt
 run: deps build
 	$(BUILD)/steward check $(APP)
 	$(BUILD)/steward graph $(APP) --why
-	$(BUILD)/steward run $(APP) -x app:demo 5
+	$(BUILD)/steward run $(APP) $(APP_CONFIG) -x app:demo 5
 	@echo "== running $(APP): Ctrl-C stops it cleanly"
-	$(BUILD)/steward run $(APP)
+	$(BUILD)/steward run $(APP) $(APP_CONFIG)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

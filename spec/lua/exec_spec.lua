@@ -146,6 +146,31 @@ describe("exec", function()
     assert.are.equal("nil\texec is disabled on this host (host config exec.allow)", got.spawn)
   end)
 
+  it("examples/backup runs: archives its data volume with tar and keeps the newest 3", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute(("mkdir -p %s && cp -r examples/backup/. %s && rm -f %s/archives/*.tar.gz %s/.steward.sock"):format(
+      h.quote(dir), h.quote(dir), h.quote(dir), h.quote(dir))))
+    local conf = dir .. "/steward.conf"
+    local r = rt.ok(rt.run(nil, "app:demo", { 5 }, { dir = dir, options = { "--config", conf }, limit = 30 * SLOW }))
+    assert.are.equal("kept: backup-000003.tar.gz backup-000004.tar.gz backup-000005.tar.gz",
+      rt.lines(r.stdout)[6], r.stdout)
+    local listing = io.popen("tar tzf " .. h.quote(dir .. "/archives/backup-000005.tar.gz") .. " | sort"):read("*a")
+    assert.matches("./notes/monday.txt\n", listing, 1, true)
+    assert.matches("./readme.txt\n", listing, 1, true)
+    -- the service: one backup at start (the 6th), pruning the 3rd
+    host.with_app("backup", function(hst)
+      local ev = hst:wait("a backup", function(events)
+        for _, e in ipairs(events) do if e.msg == "backed up" then return e end end
+      end)
+      assert.are.equal("backup-000006.tar.gz", ev.name)
+      assert.are.equal(1, ev.pruned)
+      hst:stop()
+    end, dir, "--config " .. h.quote(conf))
+    assert.is_nil(io.open(dir .. "/archives/backup-000003.tar.gz"))
+    remove(dir)
+  end)
+
   it("exec.run is guarded on the program's absolute path", function()
     local dir, conf = fresh_app(), config()
     host.with_app("exec", function(hst)
