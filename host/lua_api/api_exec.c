@@ -162,7 +162,9 @@ static int read_command(lua_State *L, command *c, bool run)
     read_argv(L, c);
     read_env(L, c);
     lua_getfield(L, 1, "timeout");
-    if (!lua_isnil(L, -1)) c->timeout_ns = sw_api_check_duration(L, lua_gettop(L));
+    if (!lua_isnil(L, -1) && (c->timeout_ns = sw_api_to_duration(L, -1)) < 0)
+        luaL_error(L,
+                   "exec: timeout: expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds)");
     lua_getfield(L, 1, "stdin");
     if (!lua_isnil(L, -1)) {
         if (!run) luaL_error(L, "exec.spawn: stdin: write it with handle:write()");

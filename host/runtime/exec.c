@@ -470,6 +470,14 @@ void sw_exec_release(sw_child *c)
     if (!c->owner) return;
     if (!c->exited) kill_group(c, SIGKILL);
     unlink_child(c);
+    if (sw_worker_current() != c->worker) {
+        /* Only once the runtime stopped (an owner is pinned to c's worker): sw_workers_stop
+         * closed the handles and freed the timer; nothing of libuv is left to call. */
+        free(c->out[0].buf);
+        free(c->out[1].buf);
+        free(c);
+        return;
+    }
     for (int i = 0; i < 3; i++) close_pipe(c, i);
     close_timer(c);
     maybe_free(c); /* else once reaped and closed */
@@ -479,21 +487,7 @@ void sw_exec_proc_end(sw_proc *p)
 {
     sw_exec_owned *o = p->exec;
     if (!o) return;
-    while (o->list) {
-        sw_child *c = o->list;
-        if (sw_worker_current() == c->worker) {
-            sw_exec_release(c);
-            continue;
-        }
-        /* The runtime stopped: sw_workers_stop closed the handles (and freed the timer);
-         * nothing of libuv is left to call. The group is killed all the same. */
-        if (!c->exited) kill_group(c, SIGKILL);
-        c->timer = NULL;
-        unlink_child(c);
-        free(c->out[0].buf);
-        free(c->out[1].buf);
-        free(c);
-    }
+    while (o->list) sw_exec_release(o->list);
     free(o);
     p->exec = NULL;
 }

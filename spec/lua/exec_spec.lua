@@ -140,6 +140,16 @@ describe("exec", function()
     assert.are.equal(0, group_gone(pgid))
   end)
 
+  it("a run that ends while a process holds commands and files shuts down cleanly", function()
+    local got, r = run("leave")
+    assert.is_true(r.elapsed < 5 * SLOW, "took " .. r.elapsed .. " s")
+    for _, which in ipairs { "spawned", "ran" } do
+      local pgid = tonumber(got[which])
+      assert.is_true(pgid and pgid > 1, r.stdout)
+      assert.are.equal(0, group_gone(pgid), which)
+    end
+  end)
+
   it("is off unless the host config allows it", function()
     local got = run("disabled", { config = false })
     assert.are.equal("nil\texec is disabled on this host (host config exec.allow)", got.run)

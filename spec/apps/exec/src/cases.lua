@@ -116,6 +116,15 @@ function cases.kill()
   p("pgid", (fs.read("exec:work:pgid"):gsub("\n", "")))
 end
 
+-- The run ends while another process holds commands and files: the host shuts down cleanly,
+-- and the commands' groups are killed all the same.
+function cases.leave()
+  process.spawn("leaver", nil, process.pid())
+  process.inbox():receive()
+  p("spawned", (fs.read("exec:work:spawned"):gsub("\n", "")))
+  p("ran", (fs.read("exec:work:ran"):gsub("\n", "")))
+end
+
 function cases.disabled()
   p("run", exec.run { cmd = { "true" } })
   p("spawn", exec.spawn { cmd = { "true" } })
