@@ -4,9 +4,11 @@
  * true; then guarded as exec.run on the program's absolute path (after the PATH lookup),
  * before anything starts. Blocking calls follow the five steps (check; arm the command's wait;
  * register the cleanup; yield; resume at an EXEC delivery) on runtime/exec.h. */
+#include <inttypes.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,6 +53,7 @@ static int fail_err(lua_State *L, int err)
 typedef struct command {
     char file[PATH_MAX];
     char cwd[PATH_MAX];
+    const char *cwd_name; /* as given: "app:data:sub" */
     bool has_cwd;
     char **argv, **env; /* in userdata on the Lua stack: nothing to free on a raise */
     int64_t timeout_ns;
@@ -178,6 +181,7 @@ static int read_command(lua_State *L, command *c, bool run)
         int n = sw_api_fs_local_path(L, lua_gettop(L), c->cwd, sizeof c->cwd);
         if (n) return n;
         c->has_cwd = true;
+        c->cwd_name = lua_tostring(L, -1);
     }
     if (!find_program(c->argv[0], c->file, sizeof c->file))
         return lua_pushnil(L), lua_pushfstring(L, "program not found: %s", c->argv[0]), 2;
@@ -213,9 +217,13 @@ static sw_child *start(lua_State *L, bool run, int *n)
     int err;
     sw_child *ch = sw_exec_start(p, &o, &err);
     if (!ch) {
-        *n = err == UV_ENOENT || err == UV_EACCES
-                 ? (lua_pushnil(L), lua_pushfstring(L, "%s: %s", c.file, uv_strerror(err)), 2)
-                 : fail_err(L, err);
+        if (err == UV_ENOENT || err == UV_EACCES || err == UV_ENOTDIR) /* the program or cwd */
+            *n = (lua_pushnil(L),
+                  c.has_cwd ? lua_pushfstring(L, "cannot start %s in %s: %s", c.file, c.cwd_name,
+                                              uv_strerror(err))
+                            : lua_pushfstring(L, "cannot start %s: %s", c.file, uv_strerror(err)),
+                  2);
+        else *n = fail_err(L, err);
         return NULL;
     }
     if (c.has_stdin) {
@@ -262,10 +270,10 @@ static int step_run(sw_exec_wait *w, lua_State *L)
     if (sw_exec_timed_out(c)) {
         n = fail(L, "timeout");
     } else if (sw_exec_overflowed(c)) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "output too large (at most %d bytes of each stream)",
-                        (int)sw_proc_of(L)->rt->limits.exec_output);
-        n = 2;
+        char msg[80];
+        snprintf(msg, sizeof msg, "output too large (at most %" PRIu64 " bytes of each stream)",
+                 sw_proc_of(L)->rt->limits.exec_output);
+        n = fail(L, msg);
     } else {
         push_exit(L, c);
         push_stream(L, c, SW_EXEC_STDOUT, "stdout");

@@ -208,7 +208,7 @@ function fs.volume(id) end
 ---Why an exec call failed: "exec is disabled on this host (host config exec.allow)",
 ---"program not found: <name>", "permission denied: exec.run on <path>", "timeout",
 ---"output too large (at most N bytes of each stream)", "too many commands (at most 64 per
----process)", a cwd's path error, "<path>: <reason>" when it cannot start; handles: "closed",
+---process)", a cwd's path error, "cannot start <path>[ in <cwd>]: <reason>"; handles: "closed",
 ---"eof", "stdin closed", "exited", "busy: another task waits on this".
 ---@alias steward.ExecError string
 
