@@ -10,3 +10,5 @@ done
 # Benchmarks that are a Steward app driven by a script, beside their baseline in the same run.
 echo "== funcs"
 bash "$(dirname "$0")/funcs.sh" "$build/steward"
+echo "== fs"
+bash "$(dirname "$0")/fs.sh" "$build"
