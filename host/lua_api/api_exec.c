@@ -6,6 +6,7 @@
  * register the cleanup; yield; resume at an EXEC delivery) on runtime/exec.h. */
 #include <inttypes.h>
 #include <lauxlib.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,13 +37,21 @@ static int fail(lua_State *L, const char *msg)
     return 2;
 }
 
+/* nil, and the message formatted as lua_pushfstring does. */
+static int failf(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushnil(L);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
 static int fail_err(lua_State *L, int err)
 {
     if (err == SW_EXEC_ELIMIT)
-        return lua_pushnil(L),
-               lua_pushfstring(L, "too many commands (at most %d per process)",
-                               SW_EXEC_MAX_CHILDREN),
-               2;
+        return failf(L, "too many commands (at most %d per process)", SW_EXEC_MAX_CHILDREN);
     if (err == SW_EXEC_ETHREAD) return fail(L, "exec: not on the worker running the process");
     if (err == UV_EPIPE) return fail(L, "stdin closed");
     return fail(L, uv_strerror(err));
@@ -184,7 +193,7 @@ static int read_command(lua_State *L, command *c, bool run)
         c->cwd_name = lua_tostring(L, -1);
     }
     if (!find_program(c->argv[0], c->file, sizeof c->file))
-        return lua_pushnil(L), lua_pushfstring(L, "program not found: %s", c->argv[0]), 2;
+        return failf(L, "program not found: %s", c->argv[0]);
     return 0;
 }
 
@@ -218,11 +227,9 @@ static sw_child *start(lua_State *L, bool run, int *n)
     sw_child *ch = sw_exec_start(p, &o, &err);
     if (!ch) {
         if (err == UV_ENOENT || err == UV_EACCES || err == UV_ENOTDIR) /* the program or cwd */
-            *n = (lua_pushnil(L),
-                  c.has_cwd ? lua_pushfstring(L, "cannot start %s in %s: %s", c.file, c.cwd_name,
-                                              uv_strerror(err))
-                            : lua_pushfstring(L, "cannot start %s: %s", c.file, uv_strerror(err)),
-                  2);
+            *n = c.has_cwd
+                     ? failf(L, "cannot start %s in %s: %s", c.file, c.cwd_name, uv_strerror(err))
+                     : failf(L, "cannot start %s: %s", c.file, uv_strerror(err));
         else *n = fail_err(L, err);
         return NULL;
     }

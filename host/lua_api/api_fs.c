@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <lauxlib.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,17 @@ static int fail(lua_State *L, const char *msg)
 {
     lua_pushnil(L);
     lua_pushstring(L, msg);
+    return 2;
+}
+
+/* nil, and the message formatted as lua_pushfstring does. */
+static int failf(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushnil(L);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
     return 2;
 }
 
@@ -84,10 +96,9 @@ static int resolve(lua_State *L, int idx, bool read, bool write, target *t)
     if (len >= SW_FS_PATH_MAX || strlen(path) != len)
         return fail(L, "bad path: too long or has a NUL byte");
     if (!sw_fs_split(path, t->id, sizeof t->id, &rel))
-        return lua_pushnil(L), lua_pushfstring(L, "bad path \"%s\": expected volume_id:path", path),
-               2;
+        return failf(L, "bad path \"%s\": expected volume_id:path", path);
     if (sw_fs_normalize(rel, t->rel, sizeof t->rel) != 0)
-        return lua_pushnil(L), lua_pushfstring(L, "bad path \"%s\": it leaves the volume", path), 2;
+        return failf(L, "bad path \"%s\": it leaves the volume", path);
     snprintf(t->resource, sizeof t->resource, "%s:%s", t->id, t->rel);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     if (ctx->allowed && read && !ctx->allowed(L, "fs.read", t->resource))
@@ -95,11 +106,9 @@ static int resolve(lua_State *L, int idx, bool read, bool write, target *t)
     if (ctx->allowed && write && !ctx->allowed(L, "fs.write", t->resource))
         return sw_push_denied(L, "fs.write", t->resource);
     const sw_entry *e = ctx->registry ? sw_registry_get(ctx->registry, t->id) : NULL;
-    if (!e || e->kind != SW_KIND_FS_VOLUME)
-        return lua_pushnil(L), lua_pushfstring(L, "no such volume: %s", t->id), 2;
+    if (!e || e->kind != SW_KIND_FS_VOLUME) return failf(L, "no such volume: %s", t->id);
     t->vol = &e->as.fs_volume;
-    if (write && t->vol->readonly)
-        return lua_pushnil(L), lua_pushfstring(L, "read-only volume: %s", t->id), 2;
+    if (write && t->vol->readonly) return failf(L, "read-only volume: %s", t->id);
     return 0;
 }
 
@@ -627,8 +636,7 @@ static int fs_volume(lua_State *L)
     const char *id = luaL_checklstring(L, 1, &len);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     const sw_entry *e = ctx->registry ? sw_registry_get(ctx->registry, id) : NULL;
-    if (!e || e->kind != SW_KIND_FS_VOLUME)
-        return lua_pushnil(L), lua_pushfstring(L, "no such volume: %s", id), 2;
+    if (!e || e->kind != SW_KIND_FS_VOLUME) return failf(L, "no such volume: %s", id);
     char *copy = lua_newuserdata(L, len + 1);
     memcpy(copy, id, len + 1);
     sw_api_push_metatable(L, &volume_key, init_volume);
