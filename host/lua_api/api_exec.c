@@ -222,7 +222,8 @@ static sw_child *start(lua_State *L, bool run, int *n)
                       .cwd = c.has_cwd ? c.cwd : NULL,
                       .max_output = run ? (size_t)p->rt->limits.exec_output : 0,
                       .timeout_ns = c.timeout_ns,
-                      .no_stdin = run && !c.has_stdin};
+                      .no_stdin = run && !c.has_stdin,
+                      .budget = &p->rt->memory};
     int err;
     sw_child *ch = sw_exec_start(p, &o, &err);
     if (!ch) {
@@ -276,6 +277,8 @@ static int step_run(sw_exec_wait *w, lua_State *L)
     int n;
     if (sw_exec_timed_out(c)) {
         n = fail(L, "timeout");
+    } else if (sw_exec_out_of_memory(c)) {
+        n = fail(L, "host memory limit reached");
     } else if (sw_exec_overflowed(c)) {
         char msg[80];
         snprintf(msg, sizeof msg, "output too large (at most %" PRIu64 " bytes of each stream)",

@@ -127,6 +127,7 @@ int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len)
 static sw_fs_req *request(lua_State *L, sw_fs_op op, const target *t)
 {
     sw_fs_req *r = sw_fs_req_new(sw_proc_of(L), op);
+    if (r) r->job.budget = &sw_proc_of(L)->rt->memory;
     if (r && t) {
         r->job.root = strdup(t->vol->path);
         r->job.rel = strdup(t->rel);
@@ -138,6 +139,24 @@ static sw_fs_req *request(lua_State *L, sw_fs_op op, const target *t)
     }
     if (!r) luaL_error(L, "out of memory");
     return r;
+}
+
+/* A copy of the bytes to write, taken from the host's memory budget (the job may outlive the
+ * string): false (r freed) when there is no room; raises when out of memory. */
+static bool copy_data(lua_State *L, sw_fs_req *r, const char *data, size_t len)
+{
+    if (!sw_fs_job_take(&r->job, len)) {
+        sw_fs_req_free(r);
+        return false;
+    }
+    r->job.data = malloc(len ? len : 1);
+    if (!r->job.data) {
+        sw_fs_req_free(r);
+        luaL_error(L, "out of memory");
+    }
+    memcpy(r->job.data, data, len);
+    r->job.len = len;
+    return true;
 }
 
 /* Steps two to four: queue the job, register the cleanup, yield. */
@@ -231,13 +250,7 @@ static int fs_write(lua_State *L)
     sw_fs_req *r = request(L, SW_FS_OP_WRITE, &t);
     r->job.append = append;
     r->job.mode = mode;
-    r->job.data = malloc(len ? len : 1); /* a copy: the job may outlive the string */
-    if (!r->job.data) {
-        sw_fs_req_free(r);
-        return luaL_error(L, "out of memory");
-    }
-    memcpy(r->job.data, data, len);
-    r->job.len = len;
+    if (!copy_data(L, r, data, len)) return fail(L, "host memory limit reached");
     return run(L, r, finish_ok);
 }
 
@@ -505,13 +518,7 @@ static int f_write(lua_State *L)
     if (!r) return n;
     r->job.unread = r->file->end - r->file->start; /* the position the caller sees */
     sw_fs_file_drop_buffer(r->file);
-    r->job.data = malloc(len ? len : 1);
-    if (!r->job.data) {
-        sw_fs_req_free(r);
-        return luaL_error(L, "out of memory");
-    }
-    memcpy(r->job.data, data, len);
-    r->job.len = len;
+    if (!copy_data(L, r, data, len)) return fail(L, "host memory limit reached");
     return run(L, r, finish_ok);
 }
 

@@ -46,7 +46,9 @@ struct sw_child {
     uint64_t id;
     sw_child **ref;
     int pid;
-    bool exited, timed_out, overflow, nudged, in_dispatch, close_stdin;
+    bool exited, timed_out, overflow, no_memory, nudged, in_dispatch, close_stdin;
+    sw_vm_budget *budget; /* exec.run's output is taken from it */
+    size_t taken;
     int64_t code;
     int signal;
     out_stream out[2];
@@ -66,14 +68,20 @@ struct sw_exec_owned {
 
 /* ---- freeing: once let go and every handle is closed ---- */
 
+static void free_child(sw_child *c)
+{
+    if (c->taken) sw_vm_budget_give(c->budget, c->taken);
+    free(c->out[0].buf);
+    free(c->out[1].buf);
+    free(c);
+}
+
 static void maybe_free(sw_child *c)
 {
     if (c->owner || c->in_dispatch || c->proc_open || c->closing || c->timer) return;
     for (int i = 0; i < 3; i++)
         if (c->open[i]) return;
-    free(c->out[0].buf);
-    free(c->out[1].buf);
-    free(c);
+    free_child(c);
 }
 
 static void on_closed(uv_handle_t *h)
@@ -130,6 +138,18 @@ static size_t stream_cap(const sw_child *c)
     return c->max_output ? c->max_output + 1 : SW_EXEC_PIPE_BUFFER; /* +1: sees an overflow */
 }
 
+/* exec.run's output from the host's budget; when it has no room the group is killed. */
+static bool take(sw_child *c, size_t n)
+{
+    if (sw_vm_budget_take(c->budget, n, false)) {
+        c->taken += n;
+        return true;
+    }
+    c->no_memory = true;
+    kill_group(c, SIGKILL);
+    return false;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
     sw_child *c = h->data;
@@ -141,9 +161,13 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
         s->end -= s->start;
         s->start = 0;
     }
-    if (s->cap - s->end < BUFFER_FIRST / 4 && s->cap < max) {
+    if (s->cap - s->end < BUFFER_FIRST / 4 && s->cap < max && !c->no_memory) {
         size_t cap = s->cap ? s->cap * 2 : BUFFER_FIRST;
         if (cap > max) cap = max;
+        if (c->budget && !take(c, cap - s->cap)) {
+            *b = uv_buf_init(NULL, 0); /* on_read: UV_ENOBUFS */
+            return;
+        }
         char *buf = realloc(s->buf, cap);
         if (buf) {
             s->buf = buf;
@@ -299,6 +323,7 @@ sw_child *sw_exec_start(sw_proc *p, const sw_exec_opts *o, int *err)
     }
     c->worker = w;
     c->max_output = o->max_output;
+    c->budget = o->max_output ? o->budget : NULL;
     for (int i = 0; i < 4; i++) c->wait[i].child = c;
     uv_stdio_container_t stdio[3];
     for (int i = 0; i < 3; i++) {
@@ -392,6 +417,7 @@ void sw_exec_close_stdin(sw_child *c)
 int sw_exec_pid(const sw_child *c) { return c->pid; }
 bool sw_exec_timed_out(const sw_child *c) { return c->timed_out; }
 bool sw_exec_overflowed(const sw_child *c) { return c->overflow; }
+bool sw_exec_out_of_memory(const sw_child *c) { return c->no_memory; }
 sw_proc *sw_exec_owner(const sw_child *c) { return c->owner; }
 
 bool sw_exec_exited(const sw_child *c, int64_t *code, int *signal)
@@ -473,9 +499,7 @@ void sw_exec_release(sw_child *c)
     if (sw_worker_current() != c->worker) {
         /* Only once the runtime stopped (an owner is pinned to c's worker): sw_workers_stop
          * closed the handles and freed the timer; nothing of libuv is left to call. */
-        free(c->out[0].buf);
-        free(c->out[1].buf);
-        free(c);
+        free_child(c);
         return;
     }
     for (int i = 0; i < 3; i++) close_pipe(c, i);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "task.h"
+#include "vm.h"
 
 typedef struct sw_proc sw_proc;
 typedef struct sw_delivery sw_delivery;
@@ -36,13 +37,14 @@ typedef struct sw_child sw_child;
 #define SW_EXEC_ETHREAD (-300002) /* not called on the worker running the process */
 
 typedef struct sw_exec_opts {
-    const char *file;   /* the program: an absolute path */
-    char **argv;        /* NULL-terminated, argv[0] included */
-    char **env;         /* NULL-terminated NAME=value strings: the whole environment */
-    const char *cwd;    /* or NULL: the host's */
-    size_t max_output;  /* > 0: keep each stream whole up to this (run); 0: stream it (spawn) */
-    int64_t timeout_ns; /* < 0: none; once it passes, the group is killed */
-    bool no_stdin;      /* stdin is /dev/null */
+    const char *file;     /* the program: an absolute path */
+    char **argv;          /* NULL-terminated, argv[0] included */
+    char **env;           /* NULL-terminated NAME=value strings: the whole environment */
+    const char *cwd;      /* or NULL: the host's */
+    size_t max_output;    /* > 0: keep each stream whole up to this (run); 0: stream it (spawn) */
+    int64_t timeout_ns;   /* < 0: none; once it passes, the group is killed */
+    bool no_stdin;        /* stdin is /dev/null */
+    sw_vm_budget *budget; /* max_output > 0: the output is taken from it; NULL: not counted */
 } sw_exec_opts;
 
 /* Starts a command for p on the current worker (which must run p), counted against
@@ -62,6 +64,8 @@ bool sw_exec_exited(const sw_child *c, int64_t *code, int *signal);
 bool sw_exec_timed_out(const sw_child *c);
 /* A stream passed max_output: the group was killed. */
 bool sw_exec_overflowed(const sw_child *c);
+/* The budget had no room for the output (max_output > 0): the group was killed. */
+bool sw_exec_out_of_memory(const sw_child *c);
 /* Unread bytes of a stream, and dropping the first n (reading resumes when there is room). */
 const char *sw_exec_peek(sw_child *c, sw_exec_stream s, size_t *len);
 void sw_exec_consume(sw_child *c, sw_exec_stream s, size_t n);

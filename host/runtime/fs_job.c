@@ -21,6 +21,7 @@ const char *sw_fs_strerror(int err)
     case SW_FS_ETOOMANY: return "too many entries";
     case SW_FS_EROOT: return "the volume's root";
     case SW_FS_ELINE: return "line too long";
+    case SW_FS_ENOMEM: return "host memory limit reached";
     case -ELOOP: return "symbolic links are not followed";
     case -EXDEV: return "outside the volume";
     default: return uv_strerror(err);
@@ -71,14 +72,23 @@ static int open_file(const char *root, const char *rel, int flags, unsigned mode
     return fd;
 }
 
+bool sw_fs_job_take(sw_fs_job *j, size_t n)
+{
+    if (!j->budget) return true;
+    if (!sw_vm_budget_take(j->budget, n, false)) return false;
+    j->taken += n;
+    return true;
+}
+
 /* ---- whole files ---- */
 
-static int read_all(int fd, size_t max, char **out, size_t *len)
+static int read_all(sw_fs_job *j, int fd, size_t max, char **out, size_t *len)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) return -errno;
     if ((uint64_t)st.st_size > max) return SW_FS_ETOOBIG;
     size_t cap = (size_t)st.st_size + 1, n = 0; /* +1: sees the end without a second read */
+    if (!sw_fs_job_take(j, cap)) return SW_FS_ENOMEM;
     char *buf = malloc(cap);
     if (!buf) return -ENOMEM;
     for (;;) {
@@ -88,6 +98,10 @@ static int read_all(int fd, size_t max, char **out, size_t *len)
                 return SW_FS_ETOOBIG;
             }
             size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+            if (!sw_fs_job_take(j, ncap - cap)) {
+                free(buf);
+                return SW_FS_ENOMEM;
+            }
             char *nb = realloc(buf, ncap);
             if (!nb) {
                 free(buf);
@@ -134,7 +148,7 @@ static void op_read(sw_fs_job *j)
         j->err = fd;
         return;
     }
-    j->err = read_all(fd, j->max, &j->data, &j->len);
+    j->err = read_all(j, fd, j->max, &j->data, &j->len);
     close(fd);
 }
 
@@ -381,6 +395,10 @@ static void op_rename(sw_fs_job *j)
 
 static void op_fread(sw_fs_job *j)
 {
+    if (!sw_fs_job_take(j, j->max)) {
+        j->err = SW_FS_ENOMEM;
+        return;
+    }
     j->data = malloc(j->max ? j->max : 1);
     if (!j->data) {
         j->err = -ENOMEM;
@@ -466,4 +484,6 @@ void sw_fs_job_clear(sw_fs_job *j, bool close_fd)
     free(j->rel2);
     free(j->data);
     j->root = j->rel = j->root2 = j->rel2 = j->data = NULL;
+    if (j->taken) sw_vm_budget_give(j->budget, j->taken);
+    j->taken = 0;
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "vm.h"
+
 #define SW_FS_LINE_MAX   (64 * 1024) /* read_line: the longest line, and its read-ahead */
 #define SW_FS_LIST_MAX   100000      /* entries fs.list returns */
 #define SW_FS_EIRREGULAR (-200001)   /* not a regular file (read, write, open) */
@@ -19,6 +21,7 @@
 #define SW_FS_ETOOMANY   (-200003)   /* fs.list: more than SW_FS_LIST_MAX entries */
 #define SW_FS_EROOT      (-200004)   /* remove, rename or mkdir of the volume's root */
 #define SW_FS_ELINE      (-200005)   /* read_line: no "\n" within SW_FS_LINE_MAX bytes */
+#define SW_FS_ENOMEM     (-200006)   /* the host's memory budget has no room for the bytes */
 
 typedef enum {
     SW_FS_OP_READ,       /* root+rel: the whole file, at most max bytes -> data, len */
@@ -50,11 +53,18 @@ typedef struct sw_fs_job {
     int64_t offset, pos;
     struct stat st;
     int err; /* 0, a negative errno or SW_FS_E* */
+    /* READ and FREAD take the bytes they read from it (docs/security.md "Limits"), WRITE the
+     * copy of its data; sw_fs_job_clear gives them back. NULL: not counted. */
+    sw_vm_budget *budget;
+    size_t taken;
 } sw_fs_job;
 
 /* Does the job (blocks). Thread: any; in the host, libuv's thread pool. */
 void sw_fs_job_run(sw_fs_job *j);
-/* Frees what the job owns; closes the fd an OP_OPEN made if close_fd (nobody took it). */
+/* Takes n more bytes from the job's budget: false when there is no room. */
+bool sw_fs_job_take(sw_fs_job *j, size_t n);
+/* Frees what the job owns and gives back what it took from its budget; closes the fd an
+ * OP_OPEN made if close_fd (nobody took it). */
 void sw_fs_job_clear(sw_fs_job *j, bool close_fd);
 /* A job's error as text: libuv's for errno values ("no such file or directory"), else ours. */
 const char *sw_fs_strerror(int err);

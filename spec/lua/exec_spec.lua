@@ -109,6 +109,12 @@ describe("exec", function()
     assert.are.equal("1024", got["at the cap"])
   end)
 
+  it("the output exec.run gathers counts in the host's memory cap", function()
+    local got = run("budget", { more = "limits: { memory: 4MB }\n" })
+    assert.are.equal("nil\thost memory limit reached", got.run)
+    assert.are.equal("1000", got.small)
+  end)
+
   it("spawn: write, close_stdin, read_stdout, read_stderr, wait, kill", function()
     local got = run("spawn")
     assert.are.equal("true\ttrue", got.tostring)

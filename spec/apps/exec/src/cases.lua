@@ -57,6 +57,12 @@ function cases.output()
   p("at the cap", #r.stdout)
 end
 
+-- With the host's memory cap at 4 MB: 6 MB of output cannot be kept.
+function cases.budget()
+  p("run", exec.run { cmd = { "head", "-c", "6000000", "/dev/zero" } })
+  p("small", #exec.run { cmd = { "head", "-c", "1000", "/dev/zero" } }.stdout)
+end
+
 function cases.spawn()
   local h = assert(exec.spawn { cmd = { "sh", "-c", "cat; echo bye >&2; exit 7" } })
   p("tostring", tostring(h):match("^exec.handle: %d+$") ~= nil, h:pid() > 0)

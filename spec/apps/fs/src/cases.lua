@@ -134,6 +134,17 @@ function cases.limits()
   p("read cap", fs.read("fs:data:big"))
 end
 
+-- With the host's memory cap at 4 MB: a 6 MB file cannot be read whole, nor written.
+function cases.budget()
+  local f = assert(fs.open("fs:data:big", "w"))
+  local chunk = string.rep("m", 65536)
+  for _ = 1, 96 do assert(f:write(chunk)) end
+  f:close()
+  p("read", fs.read("fs:data:big"))
+  local f2 = assert(fs.open("fs:data:big"))
+  p("read in pieces", #f2:read(65536))
+end
+
 -- Many reads at once from many tasks: each blocks only itself.
 function cases.tasks(n)
   n = tonumber(n)
