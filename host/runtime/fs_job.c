@@ -395,6 +395,10 @@ static void op_rename(sw_fs_job *j)
 
 static void op_fread(sw_fs_job *j)
 {
+    struct stat st; /* f:read(64 MB) near the end of a small file allocates what is left */
+    off_t pos = lseek(j->fd, 0, SEEK_CUR);
+    if (fstat(j->fd, &st) == 0 && pos >= 0 && st.st_size - pos < (off_t)j->max)
+        j->max = st.st_size > pos ? (size_t)(st.st_size - pos) : 1;
     if (!sw_fs_job_take(j, j->max)) {
         j->err = SW_FS_ENOMEM;
         return;
