@@ -110,6 +110,8 @@ typedef struct sw_lifecycle {
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
+    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+                          applies a change of the service; id NULL: none */
 } sw_lifecycle;
 
 typedef struct sw_service {
@@ -209,6 +211,11 @@ struct sw_entry {
 };
 
 const char *sw_kind_name(sw_kind k);
+/* The entry's Lua source (process.lua, function.lua, library.lua), or NULL for kinds without
+ * one. */
+const sw_source *sw_entry_source(const sw_entry *e);
+/* The chunk name its source is compiled under: "@path" for a file, "=ID" for inline code. */
+void sw_entry_chunkname(const sw_entry *e, char *buf, size_t size);
 /* -1 if unknown. */
 int sw_kind_from_name(const char *name);
 

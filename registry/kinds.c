@@ -16,10 +16,10 @@
 
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
-const char *const sw_host_module_names[] = {"process", "channel",   "time",     "logger", "errors",
-                                            "json",    "registry",  "security", "net",    "funcs",
-                                            "http",    "coroutine", "string",   "table",  "math",
-                                            "bit",     "fs",        "exec",     NULL};
+const char *const sw_host_module_names[] = {
+    "process",  "channel", "time",       "logger",  "errors",    "json",   "registry",
+    "security", "net",     "funcs",      "http",    "coroutine", "string", "table",
+    "math",     "bit",     "supervisor", "service", "fs",        "exec",   NULL};
 
 /* ---- source ---- */
 
@@ -208,6 +208,7 @@ static const sw_field restart_fields[] = {
     {.name = "max_attempts", .type = SW_F_INT, .offset = RS(max_attempts), .min = 0, .max = 1e9},
 };
 static const sw_schema restart_schema = {restart_fields, N(restart_fields)};
+const sw_schema *const sw_restart_schema = &restart_schema;
 
 #define SC(f) offsetof(sw_security_ctx, f)
 static const sw_field actor_fields[] = {
@@ -252,7 +253,10 @@ static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
     {.name = "start_timeout", .type = SW_F_DURATION, .offset = LC(start_timeout_ns)},
-    {.name = "stop_timeout", .type = SW_F_DURATION, .offset = LC(stop_timeout_ns)},
+    {.name = "stop_timeout",
+     .type = SW_F_DURATION,
+     .offset = LC(stop_timeout_ns),
+     .flags = SW_F_INFINITE},
     {.name = "stable_threshold", .type = SW_F_DURATION, .offset = LC(stable_threshold_ns)},
     {.name = "ready", .type = SW_F_ENUM, .offset = LC(ready), .enums = ready_modes},
     {.name = "depends_on", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
@@ -260,6 +264,10 @@ static const sw_field lifecycle_fields[] = {
     {.name = "restart", .type = SW_F_OBJECT, .offset = LC(restart), .sub = &restart_schema},
     {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = parse_security},
     {.name = "limits", .type = SW_F_OBJECT, .offset = LC(limits), .sub = &lifecycle_limits_schema},
+    {.name = "validate",
+     .type = SW_F_REF,
+     .offset = LC(validate),
+     .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
 };
 static const sw_schema lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 
@@ -363,6 +371,12 @@ static const sw_kind_def kinds[] = {
 const char *const sw_kind_names[] = {
     "process.lua",     "library.lua",    "process.host", "process.service", "service.group",
     "security.policy", "registry.entry", "function.lua", "fs.volume",       NULL};
+
+const sw_kind_def *sw_kind_defs(size_t *n)
+{
+    *n = N(kinds);
+    return kinds;
+}
 
 const sw_kind_def *sw_kind_lookup(const char *name)
 {

@@ -9,6 +9,9 @@
 #define SW_NS_PER_MS INT64_C(1000000)
 #define SW_NS_PER_S  INT64_C(1000000000)
 
+/* `infinity`, where a field allows it (lifecycle.stop_timeout): never times out. */
+#define SW_DURATION_INFINITE INT64_MAX
+
 /* Parse text into nanoseconds. 0 on success, -1 if malformed or out of range. */
 int sw_parse_duration(const char *text, int64_t *out_ns);
 /* Seconds given as a YAML number. */

@@ -41,6 +41,8 @@ int sw_open_security(lua_State *L);
 int sw_open_net(lua_State *L);
 int sw_open_funcs(lua_State *L);
 int sw_open_http(lua_State *L);
+int sw_open_supervisor(lua_State *L);
+int sw_open_service(lua_State *L);
 int sw_open_fs(lua_State *L);
 int sw_open_exec(lua_State *L);
 
@@ -63,6 +65,15 @@ void sw_api_load_shipped(lua_State *L, const char *name);
 
 /* The guarded call's error: pushes nil, "permission denied: <action> on <resource>"; returns 2. */
 int sw_push_denied(lua_State *L, const char *action, const char *resource);
+
+/* The process.lua entry a process may spawn by id (relative: in the caller's namespace),
+ * guarded by process.spawn before the lookup. NULL with nil, err pushed (docs/lua-api.md
+ * "process.spawn"). */
+const sw_entry *sw_api_spawn_entry(lua_State *L, const char *id);
+
+/* Pushes the process's host-call table (SW_CALLS_KEY, mailbox.h), made on first use: a
+ * callable put under a monitor ref there gets that process's EXIT instead of an event. */
+void sw_api_push_calls(lua_State *L);
 
 /* A pid or registered name -> id; 0 if no such process. */
 uint64_t sw_api_resolve(lua_State *L, const char *dest);

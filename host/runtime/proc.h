@@ -32,7 +32,8 @@ typedef struct sw_exit_info {
     sw_exit_kind kind;
     const char *error; /* FAILED/KILLED: the message, with a traceback when there is one */
     bool retryable;    /* false only for errors.new{retryable = false} */
-    int code;          /* exit code for `run -x`: a returned number, 0 for success, 1 for failure */
+    int code;          /* exit code for `run -x`: 0 for success; a returned number 1..255;
+                          else 1 for a failure */
     const unsigned char *result; /* encoded table {value = ..., error = ...} for EXIT events */
     size_t result_len;
 } sw_exit_info;

@@ -1,5 +1,5 @@
 -- Holds a spawned command, a command exec.run waits for, an open file and one being read,
--- then tells its parent and waits: the run ends around it (the host stops its workers first).
+-- then tells its parent and waits, ignoring its CANCEL, until the host kills it.
 return function(parent)
   local h = assert(exec.spawn { cmd = { "sh", "-c", "echo $$ >spawned; exec sleep 60" }, cwd = "exec:work:" })
   coroutine.spawn(function()
