@@ -20,6 +20,7 @@ typedef enum sw_kind {
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND_ENV_VARIABLES,
+    SW_KIND_FS_VOLUME,
     SW_KIND__COUNT
 } sw_kind;
 
@@ -196,6 +197,12 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* A directory Lua code may reach with the fs module (docs/registry.md "fs.volume"). */
+typedef struct sw_fs_volume {
+    const char *path; /* absolute: as written, or joined to the app directory's real path */
+    bool readonly;
+} sw_fs_volume;
+
 struct sw_entry {
     const char *id, *ns, *name;
     sw_kind kind;
@@ -213,6 +220,7 @@ struct sw_entry {
         sw_group group;
         sw_policy policy;
         sw_env_variables env_variables;
+        sw_fs_volume fs_volume;
     } as;
 };
 

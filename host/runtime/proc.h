@@ -22,6 +22,8 @@ typedef struct sw_runtime sw_runtime;
 typedef struct sw_task sw_task;
 typedef struct sw_net_owned sw_net_owned;
 typedef struct sw_http_owned sw_http_owned;
+typedef struct sw_fs_owned sw_fs_owned;
+typedef struct sw_exec_owned sw_exec_owned;
 
 typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 
@@ -122,6 +124,8 @@ struct sw_proc {
     sw_net_owned *net;               /* its sockets (net.c), closed as it ends; NULL: none yet */
     sw_http_owned *http;             /* its HTTP transfers (http_client.c), removed as it ends */
     struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
+    sw_fs_owned *fs;                 /* its fs requests and open files (fs.c), closed as it ends */
+    sw_exec_owned *exec;             /* its commands (exec.c), killed as it ends */
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

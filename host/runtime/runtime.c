@@ -141,6 +141,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     sw_pidtable_init(&rt->pids);
     pthread_mutex_init(&rt->code_lock, NULL);
     rt->security_relaxed = cfg && cfg->security_relaxed;
+    rt->exec_allow = cfg && cfg->exec_allow;
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
     rt->service_request = cfg ? cfg->service_request : NULL;

@@ -74,6 +74,7 @@ typedef struct sw_runtime {
     _Atomic(sw_security_set *) security;
     pthread_mutex_t security_lock;
     bool security_relaxed; /* security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow: the exec module may start commands */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
     sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
@@ -90,6 +91,7 @@ typedef struct sw_runtime_config {
     size_t max_message;    /* 0 = 64MB */
     uint64_t slice_ns;     /* 0 = SW_SLICE_NS */
     bool security_relaxed; /* host config security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow (false) */
     /* Handed down by the composition root (the runtime includes no binding): the lazily
      * opened Lua modules of every process (sw_vm_set_libs; static, outliving the runtime),
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
