@@ -11,17 +11,29 @@ local APP = (os.getenv("SPEC_DIR") or "spec") .. "/apps/logs_cmd/app"
 local DATED_TEXT = "^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d%.%d%d%d "
 local UTC_TS = "^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%d%.%d%d%dZ$"
 
+-- busted keeps one `finally` per test, the last one given: every cleanup of a test goes on one
+-- list, run last to first.
+local deferred = {}
+local function defer(fn)
+  deferred[#deferred + 1] = fn
+  finally(function()
+    local list = deferred
+    deferred = {}
+    for i = #list, 1, -1 do pcall(list[i]) end
+  end)
+end
+
 local function with_host(opts, fn)
   opts.dir = opts.dir or APP
   local host = C.launch(opts)
-  finally(function() host:cleanup() end)
+  defer(function() host:cleanup() end)
   return fn(host)
 end
 
 -- A fresh directory for log.dir.
 local function log_dir()
   local d = C.tmp(".logs")
-  finally(function() os.execute("rm -rf " .. h.quote(d)) end)
+  defer(function() os.execute("rm -rf " .. h.quote(d)) end)
   return d
 end
 
@@ -116,12 +128,12 @@ describe("steward logs", function()
     with_host({}, function(host)
       listening(host)
       local out, pidfile = C.tmp(".out"), C.tmp(".pid")
-      finally(function() os.remove(out) os.remove(pidfile) end)
+      defer(function() os.remove(out) os.remove(pidfile) end)
       os.execute(("%s logs app:ticker -f -n 0 --json --control %s >%s 2>&1 </dev/null & echo $! >%s")
         :format(h.quote(h.steward), h.quote(host.socket), out, pidfile))
       local pid
       host:wait("the follower's pid", function() pid = tonumber(h.read_if(pidfile) or "") return pid end)
-      finally(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
+      defer(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
       local got = host:wait("a tick from the follower", function()
         local lines = rt.lines(h.read_if(out) or "")
         return #lines >= 2 and lines
@@ -143,13 +155,13 @@ describe("steward logs", function()
     with_host({ stderr = "/dev/null" }, function(host)
       listening(host)
       local out, pidfile = C.tmp(".out"), C.tmp(".pid")
-      finally(function() os.remove(out) os.remove(pidfile) end)
+      defer(function() os.remove(out) os.remove(pidfile) end)
       -- the follower's stdout is a pipe nobody reads for 2 s: it stops reading the socket
       os.execute(("((%s logs app:flood -f -n 0 --json --control %s & echo $! >%s; wait) | (sleep %g; cat) >%s) >/dev/null 2>&1 </dev/null &")
         :format(h.quote(h.steward), h.quote(host.socket), pidfile, 2 * C.SLOW, out))
       local pid
       host:wait("the follower's pid", function() pid = tonumber(h.read_if(pidfile) or "") return pid end)
-      finally(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
+      defer(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
       rt.sleep(0.5 * C.SLOW) -- it connects
       assert.are.equal(0, host:ctl("start", "app:flood").code)
       local marker = host:wait("the drop marker", function()
