@@ -74,7 +74,15 @@ static int count_in(sw_proc *p, const sw_delivery *d, bool message)
     }
     mb->bytes += size;
     mb->msgs += message;
+    if (message && p->svc) atomic_fetch_add_explicit(&p->svc->queued, 1, memory_order_relaxed);
     return SW_SEND_OK;
+}
+
+/* Its service's count of queued messages (docs/supervision.md "Resources"). */
+static void queued_sub(sw_proc *p, size_t msgs)
+{
+    if (msgs && p->svc)
+        atomic_fetch_sub_explicit(&p->svc->queued, (long long)msgs, memory_order_relaxed);
 }
 
 /* Takes msgs messages and bytes bytes out of the counts (lock held); two steps or more of the
@@ -82,7 +90,9 @@ static int count_in(sw_proc *p, const sw_delivery *d, bool message)
 static void count_out(sw_proc *p, size_t msgs, size_t bytes)
 {
     sw_mailbox *mb = &p->mailbox;
-    mb->msgs -= msgs < mb->msgs ? msgs : mb->msgs;
+    msgs = msgs < mb->msgs ? msgs : mb->msgs;
+    queued_sub(p, msgs);
+    mb->msgs -= msgs;
     mb->bytes -= bytes < mb->bytes ? bytes : mb->bytes;
     if (mb->taken - mb->bytes >= 2 * STEP) {
         size_t to = round_step(mb->bytes + STEP);
@@ -95,6 +105,7 @@ void sw_mailbox_close(sw_proc *p)
 {
     sw_mailbox *mb = &p->mailbox;
     sw_vm_budget_give(&p->rt->memory, mb->taken);
+    queued_sub(p, mb->msgs);
     mb->taken = mb->bytes = mb->msgs = 0;
 }
 

@@ -88,7 +88,7 @@ struct sw_proc {
     uint64_t names_swept; /* the table's death count at its last sweep for stale names */
 
     /* Set at prepare, read-only after. */
-    sw_svc_count *svc; /* its service's process count, or NULL (no service) */
+    sw_svc_count *svc; /* its service's process count and usage, or NULL (no service) */
     bool counted;      /* in the runtime's count of processes */
     bool svc_counted;  /* in svc's (a process a process spawned) */
 
@@ -109,7 +109,8 @@ struct sw_proc {
     int argc; /* or CLI strings */
     char **argv;
     uint64_t next_task_id, next_ref;
-    int phase; /* loading the chunk, then running main */
+    int phase;            /* loading the chunk, then running main */
+    uint64_t cpu_pending; /* ns run, not yet added to svc (proc.c, charge) */
     pidvec watchers, watcher_refs, links, monitoring, monitoring_refs;
     bool trap_links;
     char *doom; /* set when a linked process failed: the reason this one dies */
@@ -138,8 +139,10 @@ void sw_proc_retain(sw_proc *p);
 void sw_proc_release(sw_proc *p);
 
 /* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
- * ready. Thread: the worker that popped it from a run queue. */
-void sw_proc_run(sw_proc *p);
+ * ready. The time from since (uv_hrtime) to its end counts as its service's CPU time
+ * (docs/supervision.md "Resources"); returns that end, so a worker reads the clock once per
+ * slice. Thread: the worker that popped it from a run queue. */
+uint64_t sw_proc_run(sw_proc *p, uint64_t since);
 
 /* Frees a process that will never run again (the runtime is shutting down and its workers
  * have stopped): no monitor, link or exit callback hears of it. */

@@ -139,14 +139,18 @@ static void worker_main(void *arg)
     sw_worker *w = arg;
     current = w;
     uint64_t last_poll = uv_hrtime(), seen_tick = 0;
+    uint64_t since = last_poll; /* one clock read per slice: each starts where the last ended */
     unsigned runs = 0;
     while (!atomic_load(&w->all->stopping)) {
         sw_proc *p = pop(w, false);
         if (!p && w->all->n > 1) p = steal(w);
         if (p) {
-            sw_proc_run(p);
+            since = sw_proc_run(p, since);
             sw_proc_release(p);
-            if (poll_due(w, &runs, &seen_tick, &last_poll)) uv_run(&w->loop, UV_RUN_NOWAIT);
+            if (poll_due(w, &runs, &seen_tick, &last_poll)) {
+                uv_run(&w->loop, UV_RUN_NOWAIT);
+                since = uv_hrtime(); /* timers' callbacks are the loop's, not a process's */
+            }
             continue;
         }
         /* sleeping, then queued; enqueue writes them in the other order. Both seq_cst, so
@@ -158,7 +162,7 @@ static void worker_main(void *arg)
         }
         uv_run(&w->loop, UV_RUN_ONCE);
         atomic_store(&w->sleeping, false);
-        last_poll = uv_hrtime();
+        since = last_poll = uv_hrtime();
     }
     current = NULL;
 }
