@@ -2,6 +2,9 @@
  *  - ping-pong round trips between two processes (send + inbox receive, small table), against
  *    a raw C copy of the same table between two bare LuaJIT states (half a round trip each);
  *  - spawning idle processes: spawns/s and RSS per live process, against a bare LuaJIT state;
+ *  - a service's resource accounting (docs/supervision.md "Resources"): ping-pong and
+ *    spawning processes that end at once, inside a service against outside any (alternating
+ *    rounds, medians);
  *  - preemption: a CPU-bound loop with the count hook against the same loop without it. */
 #include <lauxlib.h>
 #include <lualib.h>
@@ -77,6 +80,13 @@ static const char app[] =
     "      end\n"
     "  - name: idle\n    kind: process.lua\n    source: \"return function() "
     "process.inbox():receive() end\"\n"
+    "  - name: quick\n    kind: process.lua\n    source: \"return function() end\"\n"
+    "  - name: quick_spawner\n    kind: process.lua\n    source: |\n"
+    "      return function(n)\n"
+    "        local t0 = time.now()\n"
+    "        for i = 1, n do process.spawn('b:quick') end\n"
+    "        return time.now() - t0\n"
+    "      end\n"
     "  - name: spawner\n    kind: process.lua\n    source: |\n"
     "      return function(n)\n"
     "        local t0 = time.now()\n"
@@ -88,13 +98,35 @@ static const char app[] =
 
 /* ---- running one process to its end (bench_process.h) ---- */
 
-static double run_process(sw_runtime *rt, const char *id, double arg)
+static double run_in(sw_runtime *rt, const char *id, const char *service, double arg)
 {
     lua_State *L = luaL_newstate();
     lua_pushnumber(L, arg);
-    double v = bench_run(rt, id, NULL, L, 1);
+    double v = bench_run(rt, id, service, L, 1);
     lua_close(L);
     return v;
+}
+
+static double run_process(sw_runtime *rt, const char *id, double arg)
+{
+    return run_in(rt, id, NULL, arg);
+}
+
+/* The same process outside any service (nothing accounted, no clock read) and as a service's
+ * (its CPU time, memory steps and queued messages accounted), in alternating rounds; prints
+ * the medians of n/seconds. */
+static void accounting_cost(sw_runtime *rt, const char *what, const char *id, int n)
+{
+    enum { ROUNDS = 7 };
+    double out[ROUNDS], in[ROUNDS];
+    for (int i = 0; i < ROUNDS; i++) {
+        out[i] = n / run_in(rt, id, NULL, n);
+        in[i] = n / run_in(rt, id, "b:service", n);
+    }
+    double o = bench_median(out, ROUNDS), s = bench_median(in, ROUNDS);
+    printf("accounting, %s (medians of %d): in a service %.0f/s, outside any %.0f/s: %.1f%% "
+           "slower (target <= 3%%)\n",
+           what, ROUNDS, s, o, 100 * (o - s) / o);
 }
 
 /* ---- baselines ---- */
@@ -203,6 +235,8 @@ int main(int argc, char **argv)
                live, after - before, (double)(after - before) / (double)(live ? live : 1),
                bare_state_bytes() / 1024.0);
     }
+    if (round_trips > 0) accounting_cost(rt, "ping-pong round trips", "b:ping", round_trips / 3);
+    if (spawns > 0) accounting_cost(rt, "spawns of processes that end", "b:quick_spawner", 20000);
     if (getenv("BENCH_NO_PREEMPT")) {
         sw_runtime_free(rt);
         sw_log_free(log);

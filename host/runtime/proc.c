@@ -227,9 +227,14 @@ static void charge(sw_proc *p, sw_svc_count *c, uint64_t ns, bool lives)
 
 uint64_t sw_proc_run(sw_proc *p, uint64_t since)
 {
+    if (!p->svc) { /* nothing to account: no clock read */
+        run_slice(p);
+        return 0;
+    }
+    if (!since) since = uv_hrtime();
     bool lives = run_slice(p);
     uint64_t now = uv_hrtime();
-    if (p->svc) charge(p, p->svc, now - since, lives);
+    charge(p, p->svc, now - since, lives);
     return now;
 }
 

@@ -139,9 +139,10 @@ void sw_proc_retain(sw_proc *p);
 void sw_proc_release(sw_proc *p);
 
 /* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
- * ready. The time from since (uv_hrtime) to its end counts as its service's CPU time
- * (docs/supervision.md "Resources"); returns that end, so a worker reads the clock once per
- * slice. Thread: the worker that popped it from a run queue. */
+ * ready. The time from since (uv_hrtime; 0: now) to its end counts as its service's CPU time
+ * (docs/supervision.md "Resources"); returns that end, so that a worker running slice after
+ * slice reads the clock once per slice. A process of no service reads no clock: returns 0.
+ * Thread: the worker that popped it from a run queue. */
 uint64_t sw_proc_run(sw_proc *p, uint64_t since);
 
 /* Frees a process that will never run again (the runtime is shutting down and its workers

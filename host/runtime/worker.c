@@ -139,7 +139,8 @@ static void worker_main(void *arg)
     sw_worker *w = arg;
     current = w;
     uint64_t last_poll = uv_hrtime(), seen_tick = 0;
-    uint64_t since = last_poll; /* one clock read per slice: each starts where the last ended */
+    uint64_t since =
+        0; /* one clock read per slice: each starts where the last ended (0: unknown) */
     unsigned runs = 0;
     while (!atomic_load(&w->all->stopping)) {
         sw_proc *p = pop(w, false);
@@ -149,7 +150,7 @@ static void worker_main(void *arg)
             sw_proc_release(p);
             if (poll_due(w, &runs, &seen_tick, &last_poll)) {
                 uv_run(&w->loop, UV_RUN_NOWAIT);
-                since = uv_hrtime(); /* timers' callbacks are the loop's, not a process's */
+                since = 0; /* timers' callbacks are the loop's, not a process's */
             }
             continue;
         }
@@ -162,7 +163,8 @@ static void worker_main(void *arg)
         }
         uv_run(&w->loop, UV_RUN_ONCE);
         atomic_store(&w->sleeping, false);
-        since = last_poll = uv_hrtime();
+        last_poll = uv_hrtime();
+        since = 0;
     }
     current = NULL;
 }
