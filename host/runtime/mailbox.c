@@ -74,15 +74,20 @@ static int count_in(sw_proc *p, const sw_delivery *d, bool message)
     }
     mb->bytes += size;
     mb->msgs += message;
-    if (message && p->svc) atomic_fetch_add_explicit(&p->svc->queued, 1, memory_order_relaxed);
     return SW_SEND_OK;
 }
 
-/* Its service's count of queued messages (docs/supervision.md "Resources"). */
-static void queued_sub(sw_proc *p, size_t msgs)
+/* Its service's count of queued messages follows this mailbox's depth at the end of each
+ * slice (docs/supervision.md "Resources"): one atomic add when the depth changed since the
+ * last report, nothing per message. A delivery wakes a waiting process, so the count lags by
+ * a slice at most. Lock held. */
+static void report_queued(sw_proc *p, size_t msgs)
 {
-    if (msgs && p->svc)
-        atomic_fetch_sub_explicit(&p->svc->queued, (long long)msgs, memory_order_relaxed);
+    sw_mailbox *mb = &p->mailbox;
+    if (!p->svc || msgs == mb->reported) return;
+    atomic_fetch_add_explicit(&p->svc->queued, (long long)msgs - (long long)mb->reported,
+                              memory_order_relaxed);
+    mb->reported = msgs;
 }
 
 /* Takes msgs messages and bytes bytes out of the counts (lock held); two steps or more of the
@@ -90,9 +95,7 @@ static void queued_sub(sw_proc *p, size_t msgs)
 static void count_out(sw_proc *p, size_t msgs, size_t bytes)
 {
     sw_mailbox *mb = &p->mailbox;
-    msgs = msgs < mb->msgs ? msgs : mb->msgs;
-    queued_sub(p, msgs);
-    mb->msgs -= msgs;
+    mb->msgs -= msgs < mb->msgs ? msgs : mb->msgs;
     mb->bytes -= bytes < mb->bytes ? bytes : mb->bytes;
     if (mb->taken - mb->bytes >= 2 * STEP) {
         size_t to = round_step(mb->bytes + STEP);
@@ -105,7 +108,7 @@ void sw_mailbox_close(sw_proc *p)
 {
     sw_mailbox *mb = &p->mailbox;
     sw_vm_budget_give(&p->rt->memory, mb->taken);
-    queued_sub(p, mb->msgs);
+    report_queued(p, 0);
     mb->taken = mb->bytes = mb->msgs = 0;
 }
 
@@ -250,6 +253,7 @@ bool sw_mailbox_park(sw_proc *p, bool ready)
     settle(p, &msgs, &bytes);
     pthread_mutex_lock(&p->lock);
     if (msgs || bytes) count_out(p, msgs, bytes);
+    report_queued(p, p->mailbox.msgs);
     bool again = ready || p->mailbox.head;
     p->waiting = !again;
     pthread_mutex_unlock(&p->lock);

@@ -3,8 +3,8 @@
  * runtime, shared by every process's heap and every mailbox. Each service also keeps what its
  * processes use (docs/supervision.md "Resources"): a budget of its own inside the host's,
  * CPU time and queued messages. Counts are relaxed atomics touched once per spawn and end,
- * once per budget step, once per millisecond of CPU and once per message; nothing here runs
- * per allocation. Thread-safe. */
+ * once per budget step, once per millisecond of CPU and once per slice that changed a
+ * mailbox's depth; nothing here runs per allocation or per message. Thread-safe. */
 #ifndef STEWARD_PROC_LIMITS_H
 #define STEWARD_PROC_LIMITS_H
 
