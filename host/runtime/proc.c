@@ -211,31 +211,24 @@ static bool run_slice(sw_proc *p)
     return true;
 }
 
-/* The slice's time goes to its service once a process has run SW_SVC_CPU_STEP_NS, and at its
- * end: one atomic add per millisecond, not per slice. A process of a tree over its service's
- * memory limit ended: the run ends with it (docs/supervision.md "Resources"). */
-static void charge(sw_proc *p, sw_svc_count *c, uint64_t ns, bool lives)
+/* A process of a tree over its service's memory limit ended: the run ends with it
+ * (docs/supervision.md "Resources"), so its own process is killed, once. */
+static void ended_in_tree(sw_proc *p, sw_svc_count *c)
 {
-    p->cpu_pending += ns;
-    if (lives && p->cpu_pending < SW_SVC_CPU_STEP_NS) return;
-    atomic_fetch_add_explicit(&c->cpu_ns, p->cpu_pending, memory_order_relaxed);
-    p->cpu_pending = 0;
-    if (!lives && atomic_load_explicit(&c->memory.refused, memory_order_relaxed) &&
+    if (atomic_load_explicit(&c->memory.refused, memory_order_relaxed) &&
         !atomic_exchange(&c->root_doomed, true))
         sw_tree_kill_root(p->rt, c);
 }
 
-uint64_t sw_proc_run(sw_proc *p, uint64_t since)
+void sw_proc_run(sw_proc *p)
 {
-    if (!p->svc) { /* nothing to account: no clock read */
-        run_slice(p);
-        return 0;
-    }
-    if (!since) since = uv_hrtime();
-    bool lives = run_slice(p);
-    uint64_t now = uv_hrtime();
-    charge(p, p->svc, now - since, lives);
-    return now;
+    if (!run_slice(p) && p->svc) ended_in_tree(p, p->svc);
+}
+
+void sw_proc_charge(sw_vm *vm, uint64_t ns)
+{
+    sw_proc *p = sw_vm_owner_of(vm);
+    if (p->svc) atomic_fetch_add_explicit(&p->svc->cpu_ns, ns, memory_order_relaxed);
 }
 
 /* ---- spawning ---- */

@@ -109,8 +109,7 @@ struct sw_proc {
     int argc; /* or CLI strings */
     char **argv;
     uint64_t next_task_id, next_ref;
-    int phase;            /* loading the chunk, then running main */
-    uint64_t cpu_pending; /* ns run, not yet added to svc (proc.c, charge) */
+    int phase; /* loading the chunk, then running main */
     pidvec watchers, watcher_refs, links, monitoring, monitoring_refs;
     bool trap_links;
     char *doom; /* set when a linked process failed: the reason this one dies */
@@ -139,11 +138,12 @@ void sw_proc_retain(sw_proc *p);
 void sw_proc_release(sw_proc *p);
 
 /* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
- * ready. The time from since (uv_hrtime; 0: now) to its end counts as its service's CPU time
- * (docs/supervision.md "Resources"); returns that end, so that a worker running slice after
- * slice reads the clock once per slice. A process of no service reads no clock: returns 0.
- * Thread: the worker that popped it from a run queue. */
-uint64_t sw_proc_run(sw_proc *p, uint64_t since);
+ * ready. Thread: the worker that popped it from a run queue. */
+void sw_proc_run(sw_proc *p);
+/* The pool's watchdog found vm running a slice at a check, ns after its previous check: that
+ * much CPU time goes to its process's service (docs/supervision.md "Resources"). Thread:
+ * the watchdog, holding the worker's slice lock (vm cannot be freed meanwhile). */
+void sw_proc_charge(sw_vm *vm, uint64_t ns);
 
 /* Frees a process that will never run again (the runtime is shutting down and its workers
  * have stopped): no monitor, link or exit callback hears of it. */

@@ -3,8 +3,9 @@
  * runtime, shared by every process's heap and every mailbox. Each service also keeps what its
  * processes use (docs/supervision.md "Resources"): a budget of its own inside the host's,
  * CPU time and queued messages. Counts are relaxed atomics touched once per spawn and end,
- * once per budget step, once per millisecond of CPU and once per slice that changed a
- * mailbox's depth; nothing here runs per allocation or per message. Thread-safe. */
+ * once per budget step, once per watchdog check that finds a slice running (CPU time is
+ * sampled: worker.c) and once per slice that changed a mailbox's depth; nothing here runs per
+ * allocation or per message. Thread-safe. */
 #ifndef STEWARD_PROC_LIMITS_H
 #define STEWARD_PROC_LIMITS_H
 
@@ -67,7 +68,7 @@ typedef struct sw_svc_count {
     sw_vm_budget memory;     /* their Lua heaps, in budget steps; parent: the host's; cap:
                              lifecycle.limits.memory (refusal "memory limit exceeded") */
     atomic_llong live_peak;  /* the most `live` has been this run */
-    atomic_ullong cpu_ns;    /* time their slices ran on workers this run */
+    atomic_ullong cpu_ns;    /* time their slices ran on workers this run (sampled) */
     atomic_llong queued;     /* messages waiting in their mailboxes */
     atomic_bool root_doomed; /* the root was told to end for the memory limit */
 } sw_svc_count;
@@ -86,9 +87,6 @@ void sw_svc_counts_free(sw_svc_counts *t);
  * memory (0: none). NULL when out of memory. Thread: any (one lock, taken once per service
  * start). */
 sw_svc_count *sw_svc_count_get(sw_svc_counts *t, const char *service, int64_t max, uint64_t memory);
-
-/* CPU time is added to a service once it reaches this much per process (and at its end). */
-#define SW_SVC_CPU_STEP_NS ((uint64_t)1000000)
 
 /* Raises c's `live` peak to live (after a spawn was counted). */
 static inline void sw_svc_note_live(sw_svc_count *c, long long live)

@@ -139,19 +139,14 @@ static void worker_main(void *arg)
     sw_worker *w = arg;
     current = w;
     uint64_t last_poll = uv_hrtime(), seen_tick = 0;
-    uint64_t since =
-        0; /* one clock read per slice: each starts where the last ended (0: unknown) */
     unsigned runs = 0;
     while (!atomic_load(&w->all->stopping)) {
         sw_proc *p = pop(w, false);
         if (!p && w->all->n > 1) p = steal(w);
         if (p) {
-            since = sw_proc_run(p, since);
+            sw_proc_run(p);
             sw_proc_release(p);
-            if (poll_due(w, &runs, &seen_tick, &last_poll)) {
-                uv_run(&w->loop, UV_RUN_NOWAIT);
-                since = 0; /* timers' callbacks are the loop's, not a process's */
-            }
+            if (poll_due(w, &runs, &seen_tick, &last_poll)) uv_run(&w->loop, UV_RUN_NOWAIT);
             continue;
         }
         /* sleeping, then queued; enqueue writes them in the other order. Both seq_cst, so
@@ -164,7 +159,6 @@ static void worker_main(void *arg)
         uv_run(&w->loop, UV_RUN_ONCE);
         atomic_store(&w->sleeping, false);
         last_poll = uv_hrtime();
-        since = 0;
     }
     current = NULL;
 }
@@ -202,13 +196,18 @@ static void sleep_ns(uint64_t ns)
 }
 
 /* One worker at one check: interrupts its slice once it has run long enough, timed from the
- * check that first saw it (the slice began at most one period before). Returns whether the
- * worker ran Lua since the last check (a slice running now, or others begun meanwhile). */
-static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t period)
+ * check that first saw it (the slice began at most one period before), and charges the time
+ * since the previous check (elapsed) to the process it finds running: CPU time by sampling, as
+ * a kernel's tick accounting does, so a slice costs no clock read (docs/supervision.md
+ * "Resources"). Returns whether the worker ran Lua since the last check (a slice running now,
+ * or others begun meanwhile). */
+static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t period,
+                         uint64_t elapsed)
 {
     atomic_fetch_add_explicit(&w->ticks, 1, memory_order_relaxed);
     pthread_mutex_lock(&w->slice_lock);
     sw_vm *vm = atomic_load_explicit(&w->slice_vm, memory_order_acquire);
+    if (vm) sw_proc_charge(vm, elapsed);
     uint64_t seq = atomic_load_explicit(&w->slice_seq, memory_order_relaxed);
     bool busy = vm || seq != w->seen_seq;
     if (seq != w->seen_seq) {
@@ -229,11 +228,14 @@ static void watchdog_main(void *arg)
     sw_workers *ws = arg;
     const uint64_t period = SW_SLICE_NS / 2;
     int idle_checks = 0;
+    uint64_t last = uv_hrtime();
     while (!atomic_load(&ws->stopping)) {
         sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : period); /* the check period stays fixed */
         uint64_t now = uv_hrtime();
         bool busy = false;
-        for (int i = 0; i < ws->n; i++) busy |= check_worker(ws, &ws->w[i], now, period);
+        for (int i = 0; i < ws->n; i++)
+            busy |= check_worker(ws, &ws->w[i], now, period, now - last);
+        last = now;
         idle_checks = busy ? 0 : idle_checks + 1;
     }
 }

@@ -108,6 +108,7 @@ sw_vm *sw_vm_of(lua_State *L)
 }
 
 void *sw_vm_owner(lua_State *L) { return sw_vm_of(L)->owner; }
+void *sw_vm_owner_of(const sw_vm *vm) { return vm->owner; }
 
 size_t vm_limit_lift(sw_vm *vm)
 {

@@ -156,6 +156,9 @@ void sw_vm_free(sw_vm *vm);
  * the host registers. Cannot fail for states made by sw_vm_new. */
 sw_vm *sw_vm_of(lua_State *L);
 void *sw_vm_owner(lua_State *L);
+/* The owner pointer given to sw_vm_new: set once, so any thread may read it while the vm
+ * lives. */
+void *sw_vm_owner_of(const sw_vm *vm);
 
 /* The main state, to register host modules in (its globals are the process's globals)
  * and to push the function and arguments for sw_vm_start. Owned by the vm. Call Lua code on
