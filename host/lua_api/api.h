@@ -42,6 +42,9 @@ int sw_open_net(lua_State *L);
 int sw_open_funcs(lua_State *L);
 int sw_open_http(lua_State *L);
 
+/* The main_hook of an http.service's process (api_http_server.c; sw_runtime_http_service). */
+int sw_http_server_main(lua_State *L);
+
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no
  * lifecycle.security is not guarded. */

@@ -55,10 +55,11 @@ typedef struct sw_runtime {
     bool security_relaxed; /* security.strict_mode: false */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
-    sw_limits limits;       /* resolved: every field set */
-    sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
-    atomic_llong procs;     /* processes holding a state (prepared or running) */
-    sw_svc_counts services; /* processes spawned by each service's processes */
+    lua_CFunction http_server_main; /* sw_runtime_config's */
+    sw_limits limits;               /* resolved: every field set */
+    sw_vm_budget memory;            /* the cap on every process's heap and queued deliveries */
+    atomic_llong procs;             /* processes holding a state (prepared or running) */
+    sw_svc_counts services;         /* processes spawned by each service's processes */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -72,6 +73,8 @@ typedef struct sw_runtime_config {
     const sw_vm_lib *libs;
     sw_guard_fn guard;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
+    /* The main_hook of an http.service's process (lua_api; see sw_runtime_http_service). */
+    lua_CFunction http_server_main;
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.
@@ -102,6 +105,11 @@ const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *
 void sw_runtime_set_security(sw_runtime *rt, sw_security_set *set);
 /* A new reference to the current policy set. Thread: any. */
 sw_security_set *sw_runtime_security(sw_runtime *rt);
+
+typedef struct sw_spawn sw_spawn;
+/* Makes sp, a service's spawn, that of an http.service: its process runs the host's HTTP
+ * server (lua/http_server.lua with the runtime's http_server_main; docs/registry.md). */
+void sw_runtime_http_service(sw_runtime *rt, sw_spawn *sp);
 
 /* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
