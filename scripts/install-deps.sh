@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libluajit-5.1-dev luajit libuv1-dev libyaml-dev libpcre2-dev libjansson-dev lua-cjson-dev
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libhttp-parser-dev
   libcmocka-dev lua-busted clang-format
 )
 
