@@ -27,7 +27,9 @@ build: $(BUILD)/CMakeCache.txt
 run: deps build
 	$(BUILD)/steward check $(APP)
 	$(BUILD)/steward graph $(APP) --why
-	$(BUILD)/steward run $(APP) -x app:demo 5
+	@# the demo process, for apps that have one (examples/hello's app:demo)
+	@if grep -qs '^namespace: app' $(APP)/*.yaml && grep -qsE 'name: demo$$' $(APP)/*.yaml; then \
+	  echo "$(BUILD)/steward run $(APP) -x app:demo 5"; $(BUILD)/steward run $(APP) -x app:demo 5; fi
 	@echo "== running $(APP): Ctrl-C stops it cleanly"
 	$(BUILD)/steward run $(APP)
 

@@ -192,4 +192,26 @@ function cases.who(addr)
   end
 end
 
+-- examples/http-api: health, create (and a refused one), list, get, a miss.
+function cases.example(addr)
+  local r = fetch(addr, "GET", "/health")
+  print("health", r.status, r.body)
+  r = fetch(addr, "POST", "/v1/items", { ["content-type"] = "application/json" }, '{"name":"apple","note":"red"}')
+  local item = json.decode(r.body)
+  print("create", r.status, r.headers.location, item.id, item.name)
+  r = fetch(addr, "POST", "/v1/items", nil, '{"name":"pear"}')
+  print("create", r.status, json.decode(r.body).id)
+  r = fetch(addr, "POST", "/v1/items", nil, '{"colour":"green"}')
+  print("invalid", r.status, json.decode(r.body).error)
+  r = fetch(addr, "POST", "/v1/items", nil, 'not json')
+  print("not json", r.status)
+  r = fetch(addr, "GET", "/v1/items")
+  local list = json.decode(r.body)
+  print("list", r.status, list.count, list.items[1].name, list.items[2].name)
+  r = fetch(addr, "GET", "/v1/items/2")
+  print("get", r.status, json.decode(r.body).name)
+  r = fetch(addr, "GET", "/v1/items/9")
+  print("miss", r.status, json.decode(r.body).error)
+end
+
 return function(case, ...) return cases[case](...) end
