@@ -7,7 +7,7 @@ packages=(wrk nginx-light libnginx-mod-http-lua python3)
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
