@@ -38,6 +38,7 @@ struct hconn {
     uint64_t deadline; /* uv_now ms: reading a request or idle past it ends it */
     conn_state state;
     bool reading, keep_alive, is_head, in_feed;
+    bool read_end;   /* the peer closed its side while a request was served */
     int part;        /* what the parser gave last: 0 url, 1 header name, 2 header value */
     int fail_status; /* set by a parser callback: answer this and close */
     unsigned writes; /* uv_write requests in flight */
@@ -384,9 +385,21 @@ static void request_complete(hconn *c)
         .body_len = c->acc_len - c->body_off,
         .remote = c->remote,
     };
-    stop_reading(c);
     sw_hsrv_token tok = {srv, c->slot, c->seq};
     srv->dispatch(srv->arg, &tok, &c->req);
+}
+
+/* Keeps bytes that came after a complete request (pipelining) until it is answered; past
+ * READ_BUFFER of them the connection stops reading (backpressure). False: out of memory. */
+static bool stash(hconn *c, const char *data, size_t len)
+{
+    char *p = realloc(c->pending, c->pending_len + len);
+    if (!p) return false;
+    memcpy(p + c->pending_len, data, len);
+    c->pending = p;
+    c->pending_len += len;
+    if (c->pending_len >= READ_BUFFER) stop_reading(c);
+    return true;
 }
 
 /* Parses len bytes; what follows a complete request waits in c->pending until it is answered. */
@@ -409,26 +422,25 @@ static void conn_feed(hconn *c, const char *data, size_t len)
     }
     c->in_feed = false;
     if (c->state == C_CLOSING) return;
-    if (len) {
-        c->pending = malloc(len);
-        if (!c->pending) {
-            conn_close(c);
-            return;
-        }
-        memcpy(c->pending, data, len);
-        c->pending_len = len;
-        stop_reading(c);
-        return;
-    }
-    if (c->state != C_WAITING) start_reading(c);
+    if (len && !stash(c, data, len)) conn_close(c);
+    else if (!len) start_reading(c); /* also while waiting: pipelined bytes are stashed */
 }
 
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     hconn *c = (hconn *)st;
     if (n == 0 || !c->srv) return;
+    if (n < 0 && c->state == C_WAITING) { /* it may have only shut its side: answer, then close */
+        c->read_end = true;
+        stop_reading(c);
+        return;
+    }
     if (n < 0) { /* the peer closed (or failed): nothing to answer to */
         conn_close(c);
+        return;
+    }
+    if (c->state == C_WAITING) { /* the next pipelined request, read while this one is served */
+        if (!stash(c, b->base, (size_t)n)) conn_close(c);
         return;
     }
     conn_feed(c, b->base, (size_t)n);
@@ -473,7 +485,7 @@ int sw_hsrv_respond(const sw_hsrv_token *tok, int status, const char *head, size
 {
     hconn *c = conn_of(tok);
     if (!c) return -1;
-    bool close = !c->keep_alive || c->srv->draining;
+    bool close = !c->keep_alive || c->srv->draining || c->read_end;
     if (close) { /* conn_send closes it once written (a peer that never reads: the sweep) */
         c->state = C_CLOSING;
         c->seq = 0;

@@ -110,6 +110,7 @@ describe("http server", function()
       assert.are.equal(lines(
         "pipelined\t200 1, 200 ok, 200 3",
         "keep-alive\tk1,k2,k3,k4,k5",
+        "200 pipelined\t200",
         "close asked\t200\tclose\tnil\tclosed"), client("pipeline", address(host, "app:web")))
       host:stop()
     end)
