@@ -163,6 +163,9 @@ describe("http server", function()
         end
       end)
       assert.are.equal("killed", killed.error)
+      local deadline = rt.now() + 10 * SLOW
+      while h.proc_sample(host.pid).fds ~= baseline and rt.now() < deadline do rt.sleep(0.02) end
+      assert.are.equal(baseline, h.proc_sample(host.pid).fds) -- the client's connections closed
       -- the short server is stopped with a request hanging: after its stop_timeout its
       -- process is killed, and its listener and connection close with it
       local wait = client_async("hang", short)
@@ -175,9 +178,21 @@ describe("http server", function()
       assert.are.equal(0, r.code, r.stderr)
       assert.are.equal("hang\tnil\tclosed\n", wait())
       host:wait("app:short stopped", function(ev) return hh.find_state(ev, "short", "stopped") end)
-      local deadline = rt.now() + 10 * SLOW
+      deadline = rt.now() + 10 * SLOW
       while h.proc_sample(host.pid).fds ~= baseline - 1 and rt.now() < deadline do rt.sleep(0.02) end
       assert.are.equal(baseline - 1, h.proc_sample(host.pid).fds) -- its listener is gone too
+      host:stop()
+    end)
+  end)
+
+  it("handlers are processes of the http.service's tree: its process limit bounds them (503)", function()
+    with_server(function(host)
+      assert.are.equal("limit\t200\t503\n", client("limit", address(host, "app:tiny")))
+      local refused = host:wait("cannot start handler", function()
+        for _, e in ipairs(log_events(host, "cannot start handler")) do return e end
+      end)
+      assert.are.equal("app:tiny", refused.service)
+      assert.are.equal("process limit reached", refused.error)
       host:stop()
     end)
   end)

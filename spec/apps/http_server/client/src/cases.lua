@@ -181,6 +181,16 @@ function cases.kill(addr)
   c:close()
 end
 
+-- Two requests at once on a server whose tree holds one process: one is served, the other
+-- gets 503 (its handler cannot start).
+function cases.limit(addr)
+  local a, b = connect(addr), connect(addr)
+  assert(a:write(request("GET", "/slow?s=0.5")))
+  time.sleep("100ms")
+  assert(b:write(request("GET", "/slow?s=0")))
+  print("limit", assert(response(a)).status, assert(response(b)).status)
+end
+
 -- Connecting once the server drains: refused.
 function cases.refused(addr)
   print("refused", net.connect(addr, { timeout = "5s" }))
