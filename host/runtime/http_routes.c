@@ -69,6 +69,13 @@ static int hex(char c)
                                   : -1;
 }
 
+int sw_http_escape_at(const char *s, size_t i, size_t n)
+{
+    if (s[i] != '%' || i + 2 >= n) return -1;
+    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+    return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
 /* Appends name\0 and the percent-decoded value\0; false when out of room. */
 static bool add_param(char *out, size_t cap, size_t *len, const char *name, size_t nlen,
                       const char *v, size_t vlen)
@@ -78,12 +85,9 @@ static bool add_param(char *out, size_t cap, size_t *len, const char *name, size
     *len += nlen;
     out[(*len)++] = 0;
     for (size_t i = 0; i < vlen; i++) {
-        if (v[i] == '%' && i + 2 < vlen && hex(v[i + 1]) >= 0 && hex(v[i + 2]) >= 0) {
-            out[(*len)++] = (char)(hex(v[i + 1]) * 16 + hex(v[i + 2]));
-            i += 2;
-        } else {
-            out[(*len)++] = v[i];
-        }
+        int c = sw_http_escape_at(v, i, vlen);
+        out[(*len)++] = c < 0 ? v[i] : (char)c;
+        if (c >= 0) i += 2;
     }
     out[(*len)++] = 0;
     return true;

@@ -35,4 +35,8 @@ int sw_hroutes_match(const sw_hroutes *r, const char *method, const char *path, 
                      const sw_hroute **out, char *params, size_t params_cap, size_t *params_len,
                      char *allow, size_t allow_cap);
 
+/* The byte of the percent-escape at s[i] of s[0..n) ("%2F" is '/'), or -1 when there is none
+ * (then s[i] stands for itself). */
+int sw_http_escape_at(const char *s, size_t i, size_t n);
+
 #endif
