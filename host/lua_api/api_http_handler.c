@@ -64,7 +64,7 @@ static void push_head(lua_State *L, int idx)
     luaL_buffinit(L, &b);
     if (lua_istable(L, idx)) {
         for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
-            size_t kn, vn;
+            size_t kn = 0, vn = 0;
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &kn) : NULL;
             int vt = lua_type(L, -1);
             if (!k || (vt != LUA_TSTRING && vt != LUA_TNUMBER))
