@@ -84,6 +84,18 @@ static int on_value(http_parser *p, const char *at, size_t n)
     return head_add(c, at, n, 2);
 }
 
+/* Whether the request's headers (in acc after the url) ask for "expect: 100-continue". */
+static bool expects_continue(const hconn *c)
+{
+    const char *h = c->acc + strlen(c->acc) + 1;
+    for (size_t i = 0; i < c->n_headers; i++) {
+        const char *value = h + strlen(h) + 1;
+        if (strcmp(h, "expect") == 0 && strcasecmp(value, "100-continue") == 0) return true;
+        h = value + strlen(value) + 1;
+    }
+    return false;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     hconn *c = p->data;
@@ -94,6 +106,7 @@ static int on_headers_complete(http_parser *p)
         return fail_with(c, 413);
     c->body_off = c->acc_len;
     c->deadline = now_ms(c) + ms_of(c->srv->lim.idle_timeout_ns);
+    c->want_continue = expects_continue(c); /* sent after this parse (a callback cannot write) */
     return 0;
 }
 
@@ -332,7 +345,8 @@ static void conn_feed(hconn *c, const char *data, size_t len)
         data += n;
         len -= n;
         if (e == HPE_PAUSED) {
-            request_complete(c); /* may be answered at once: then the loop goes on */
+            c->want_continue = false; /* the body is here already */
+            request_complete(c);      /* may be answered at once: then the loop goes on */
             continue;
         }
         if (e != HPE_OK || n == 0) { /* n == 0: nothing it can take (an upgrade) */
@@ -341,6 +355,11 @@ static void conn_feed(hconn *c, const char *data, size_t len)
         }
     }
     c->in_feed = false;
+    if (c->want_continue && c->state == C_READING) { /* curl waits a second for it */
+        c->want_continue = false;
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        conn_send(c, &(uv_buf_t){.base = (char *)cont, .len = sizeof cont - 1}, 1, false);
+    }
     if (c->state == C_CLOSING) return;
     if (len && !stash(c, data, len)) hs_conn_close(c);
     else if (!len) start_reading(c); /* also while waiting: pipelined bytes are stashed */
@@ -469,4 +488,3 @@ void hs_conn_accept(sw_hsrv *srv)
     name_peer(c);
     start_reading(c);
 }
-

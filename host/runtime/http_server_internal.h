@@ -31,11 +31,12 @@ struct hconn {
     uint64_t deadline; /* uv_now ms: reading a request or idle past it ends it */
     conn_state state;
     bool reading, keep_alive, is_head, in_feed;
-    bool read_end;   /* the peer closed its side while a request was served */
-    int part;        /* what the parser gave last: 0 url, 1 header name, 2 header value */
-    int fail_status; /* set by a parser callback: answer this and close */
-    unsigned writes; /* uv_write requests in flight */
-    char *acc;       /* the request: url \0 (name \0 value \0)* body */
+    bool read_end;      /* the peer closed its side while a request was served */
+    bool want_continue; /* the request asked for "100 Continue" before its body */
+    int part;           /* what the parser gave last: 0 url, 1 header name, 2 header value */
+    int fail_status;    /* set by a parser callback: answer this and close */
+    unsigned writes;    /* uv_write requests in flight */
+    char *acc;          /* the request: url \0 (name \0 value \0)* body */
     size_t acc_len, acc_cap, head_bytes, n_headers, body_off;
     char *pending; /* bytes after a complete request (pipelining), parsed once it is answered */
     size_t pending_len;

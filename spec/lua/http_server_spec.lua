@@ -71,6 +71,9 @@ describe("http server", function()
         "rest\ta/b/c.txt",
         "post\t200\t{\"a\":[1,2]}\t2",
         "bad json\t200\ttrue\ttrue",
+        "chunked\t[1,2,3]\t3",
+        "continue\tHTTP/1.1 100 Continue\ttrue",
+        "continued\t200",
         "health\t200\ttext/plain; charset=utf-8\tsteward\tok\n",
         "head\t200\t3\t"), out)
       host:stop()

@@ -58,6 +58,17 @@ function cases.basic(addr)
   r = fetch(addr, "POST", "/api/json", nil, "not json")
   b = json.decode(r.body)
   print("bad json", r.status, b.json == nil, b.json_err ~= nil)
+  local c = connect(addr) -- a chunked body
+  c:write("POST /api/json HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n" ..
+          "4\r\n[1,2\r\n2\r\n,3\r\n1\r\n]\r\n0\r\n\r\n")
+  b = json.decode(assert(response(c)).body)
+  print("chunked", b.body, #b.json)
+  -- expect: 100-continue: the interim answer comes before the body is sent
+  c:write("POST /api/json HTTP/1.1\r\nhost: x\r\nexpect: 100-continue\r\ncontent-length: 2\r\n\r\n")
+  print("continue", c:read_line("5s"), c:read_line("5s") == "")
+  c:write("{}")
+  print("continued", assert(response(c)).status)
+  c:close()
   r = fetch(addr, "GET", "/health")
   print("health", r.status, r.headers["content-type"], r.headers["x-served-by"], r.body)
   r = fetch(addr, "HEAD", "/health")
