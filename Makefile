@@ -9,17 +9,30 @@ FUZZ_SECONDS ?= 60
 # `make fuzz` gives each an equal share of FUZZ_SECONDS.
 FUZZERS     ?= $(patsubst spec/fuzz/fuzz_%.c,%,$(wildcard spec/fuzz/fuzz_*.c))
 APP         ?= examples/hello
+# A one-shot `steward run APP -x DEMO` that `make run` shows before running the app; empty for
+# apps without one.
+DEMO        ?= $(if $(filter examples/hello examples/hello/,$(APP)),app:demo 5,)
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+# The project's own builds: warnings are errors and every test runner is required (a plain
+# `cmake` build, as a packager runs it, keeps warnings warnings and skips missing runners).
+OWN         ?= -DSTEWARD_WERROR=ON -DSTEWARD_REQUIRE_TESTS=ON
+PREFIX      ?= /usr/local
 
-.PHONY: all deps build run test test-asan test-tsan fuzz bench clean format check-format
+.PHONY: all deps test-deps build run test test-asan test-tsan fuzz bench install package clean format \
+        check-format
 
 all: build
 
+# What each target needs from Debian (scripts/install-deps.sh): `make run` only what builds
+# and runs steward; the tests their runners too, so none is silently skipped.
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh run
+
+test-deps:
+	@bash scripts/install-deps.sh test
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) $(OWN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -27,33 +40,32 @@ build: $(BUILD)/CMakeCache.txt
 run: deps build
 	$(BUILD)/steward check $(APP)
 	$(BUILD)/steward graph $(APP) --why
-	@# the demo process, for apps that have one (examples/hello's app:demo)
-	@if grep -qs '^namespace: app' $(APP)/*.yaml && grep -qsE 'name: demo$$' $(APP)/*.yaml; then \
-	  echo "$(BUILD)/steward run $(APP) -x app:demo 5"; $(BUILD)/steward run $(APP) -x app:demo 5; fi
+	$(if $(DEMO),$(BUILD)/steward run $(APP) -x $(DEMO))
 	@echo "== running $(APP): Ctrl-C stops it cleanly"
 	$(BUILD)/steward run $(APP)
 
-test: build
+test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTEWARD_SANITIZE=ON
+	cmake -S . -B $(ASAN_BUILD) $(OWN) -DCMAKE_BUILD_TYPE=Debug -DSTEWARD_SANITIZE=ON
 
-test-asan: $(ASAN_BUILD)/CMakeCache.txt
+test-asan: test-deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 $(TSAN_BUILD)/CMakeCache.txt:
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEWARD_TSAN=ON
+	cmake -S . -B $(TSAN_BUILD) $(OWN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEWARD_TSAN=ON
 
-test-tsan: $(TSAN_BUILD)/CMakeCache.txt
+test-tsan: test-deps $(TSAN_BUILD)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 $(FUZZ_BUILD)/CMakeCache.txt:
-	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTEWARD_FUZZ=ON
+	CC=clang cmake -S . -B $(FUZZ_BUILD) $(OWN) -DCMAKE_BUILD_TYPE=Debug -DSTEWARD_FUZZ=ON
 
 fuzz: $(FUZZ_BUILD)/CMakeCache.txt
+	@bash scripts/install-deps.sh fuzz
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
 	bash spec/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZERS)
 
@@ -61,10 +73,20 @@ bench: build
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	bash bench/run.sh $(BUILD)
 
+# Installs into PREFIX (default /usr/local; DESTDIR works too): see docs/operating.md.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# A Debian package of the tree (CPack), in $(BUILD).
+package: build
+	cd $(BUILD) && cpack -G DEB
+
 format:
+	@bash scripts/install-deps.sh format
 	bash scripts/check-format.sh --fix
 
 check-format:
+	@bash scripts/install-deps.sh format
 	bash scripts/check-format.sh
 
 clean:

@@ -1,6 +1,9 @@
 /* Supervisor benchmarks, each printed with its target and a baseline from the same run:
  *  - restart throughput: a service that fails at once, zero backoff, counted over a run of
  *    restarts; the first and last 10,000 (1,000 in short runs) are timed apart to show it stays flat;
+ *  - beside the plain restart, in the same run: a service whose process spawns 10 children
+ *    each run (its tree is ended before each restart: docs/supervision.md "A service owns its
+ *    processes"), and a child restarted by a supervisor in Lua (the `supervisor` module);
  *  - cold start and shutdown: 1,000 services in a dependency DAG 10 levels deep, from start to
  *    all running, and from the shutdown signal to all stopped; the baseline is spawning and
  *    ending the same 1,000 processes with no supervisor. */
@@ -45,7 +48,7 @@ typedef struct probe {
     int64_t window; /* restarts timed at the start and at the end */
     double t_start, t_first, t_last_start, t_done;
     bool shutdown_sent;
-    int mode; /* 0 restarts, 1 start-all then shutdown */
+    int mode; /* 0 restarts, 1 start-all then shutdown, 2 until the one service stops */
 } probe;
 
 static void on_probe(uv_timer_t *t)
@@ -61,6 +64,13 @@ static void on_probe(uv_timer_t *t)
             uv_timer_stop(t);
             sw_supervisor_shutdown(s);
         }
+        return;
+    }
+    if (p->mode == 2) {
+        if (sw_svc_state_of(s->svcs[0]) != SW_SVC_STOPPED) return;
+        p->t_done = now();
+        uv_timer_stop(t);
+        sw_supervisor_shutdown(s);
         return;
     }
     if (p->shutdown_sent) return;
@@ -128,6 +138,70 @@ static void restarts(int64_t n)
            w, w / first, w, w / last, (w / last) / (w / first));
 }
 
+/* The restarts/s of the service in yaml (its first), zero backoff, over n restarts. */
+static double service_restart_rate(const char *yaml, int64_t n)
+{
+    probe p;
+    run(yaml, 0, n, &p);
+    return (double)n / (p.t_done - p.t_start);
+}
+
+#define ZERO_BACKOFF "restart: { initial_delay: 0, max_delay: 0, jitter: 0 }"
+
+/* Beside the plain restart of a failing service, in the same run: the same with 10 children
+ * spawned by each run (they wait for their CANCEL), and a child restarted by a supervisor in
+ * Lua (zero backoff; its caller polls the count and returns at n: the service's stop ends the
+ * timing). */
+static void restarts_beside(int64_t n)
+{
+    const char *plain =
+        "namespace: b\nentries:\n"
+        "  - { name: crash, kind: process.lua, source: \"return function() error('boom') end\" }\n"
+        "  - name: svc\n    kind: process.service\n    process: crash\n"
+        "    lifecycle: { auto_start: true, " ZERO_BACKOFF " }\n";
+    const char *tree =
+        "namespace: b\nentries:\n"
+        "  - name: child\n    kind: process.lua\n    source: |\n"
+        "      return function()\n"
+        "        repeat local e = process.events():receive() until e.kind == process.event.CANCEL\n"
+        "      end\n"
+        "  - name: crash\n    kind: process.lua\n    source: |\n"
+        "      return function()\n"
+        "        for i = 1, 10 do assert(process.spawn('child')) end\n"
+        "        error('boom')\n"
+        "      end\n"
+        "  - name: svc\n    kind: process.service\n    process: crash\n"
+        "    lifecycle: { auto_start: true, " ZERO_BACKOFF " }\n";
+    char lua[1024];
+    snprintf(lua, sizeof lua,
+             "namespace: b\nentries:\n"
+             "  - { name: crash, kind: process.lua, source: \"return function() error('boom') "
+             "end\" }\n"
+             "  - name: boss\n    kind: process.lua\n    source: |\n"
+             "      return function()\n"
+             "        local sup = supervisor.start { intensity = %lld, period = '1s',\n"
+             "          restart = { initial_delay = 0, max_delay = 0, jitter = 0 } }\n"
+             "        assert(sup:start_child('crash'))\n"
+             "        repeat time.sleep('5ms') until sup:which_children()[1].restarts >= %lld\n"
+             "      end\n"
+             "  - name: svc\n    kind: process.service\n    process: boss\n"
+             "    lifecycle: { auto_start: true, restart: { policy: on_failure } }\n",
+             (long long)n * 2, (long long)n);
+    double base = service_restart_rate(plain, n);
+    double spawning = service_restart_rate(tree, n);
+    probe p;
+    run(lua, 2, 0, &p);
+    double sup = (double)n / (p.t_done - p.t_start);
+    double base2 = service_restart_rate(plain, n);
+    printf("restarts beside the plain service restart (%lld each; plain measured before and after: "
+           "%.0f, %.0f restarts/s):\n",
+           (long long)n, base, base2);
+    base = (base + base2) / 2;
+    printf("  a service spawning 10 children each run: %.0f restarts/s (ratio %.2f)\n", spawning,
+           spawning / base);
+    printf("  a child under a supervisor in Lua: %.0f restarts/s (ratio %.2f)\n", sup, sup / base);
+}
+
 static void cold_start(void)
 {
     text t = {0};
@@ -189,6 +263,7 @@ int main(int argc, char **argv)
 {
     window_cost();
     restarts(argc > 1 ? atoll(argv[1]) : 100000);
+    restarts_beside(argc > 2 ? atoll(argv[2]) : 10000);
     cold_start();
     return 0;
 }

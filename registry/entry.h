@@ -19,6 +19,7 @@ typedef enum sw_kind {
     SW_KIND_POLICY,
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
+    SW_KIND_ENV_VARIABLES,
     SW_KIND_HTTP_SERVICE, /* a service (as.service aliases as.http_service.service) */
     SW_KIND_HTTP_ROUTER,
     SW_KIND_HTTP_ENDPOINT,
@@ -113,6 +114,8 @@ typedef struct sw_lifecycle {
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
+    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+                          applies a change of the service; id NULL: none */
 } sw_lifecycle;
 
 typedef struct sw_service {
@@ -176,6 +179,18 @@ typedef struct sw_strlist {
     const char **v;
 } sw_strlist;
 
+typedef struct sw_env_default {
+    const char *name, *value;
+    const sw_node *node; /* its key, where it was written */
+} sw_env_default;
+
+/* env.variables: defaults, and the host variables env.get may read (env_vars.h). */
+typedef struct sw_env_variables {
+    size_t n_vars;
+    sw_env_default *vars;
+    sw_strlist from_process;
+} sw_env_variables;
+
 typedef struct sw_policy {
     sw_strlist actions; /* patterns: "*", a literal, or a literal prefix ending in "*" */
     sw_strlist resources;
@@ -227,6 +242,7 @@ struct sw_entry {
         sw_service service;
         sw_group group;
         sw_policy policy;
+        sw_env_variables env_variables;
         sw_http_service http_service;
         sw_http_router http_router;
         sw_http_endpoint http_endpoint;
@@ -240,6 +256,11 @@ static inline bool sw_entry_is_service(const sw_entry *e)
 }
 
 const char *sw_kind_name(sw_kind k);
+/* The entry's Lua source (process.lua, function.lua, library.lua), or NULL for kinds without
+ * one. */
+const sw_source *sw_entry_source(const sw_entry *e);
+/* The chunk name its source is compiled under: "@path" for a file, "=ID" for inline code. */
+void sw_entry_chunkname(const sw_entry *e, char *buf, size_t size);
 /* -1 if unknown. */
 int sw_kind_from_name(const char *name);
 

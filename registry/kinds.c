@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env_vars.h"
 #include "policy.h"
 #include "readfile.h"
 #include "units.h"
@@ -17,8 +18,9 @@
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
-    "process", "channel", "time",      "logger", "errors", "json", "registry", "security", "net",
-    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",      NULL};
+    "process",    "channel", "time", "logger",    "errors", "json",  "registry", "security",
+    "net",        "funcs",   "http", "coroutine", "string", "table", "math",     "bit",
+    "supervisor", "service", "env",  "uuid",      "io",     NULL};
 
 /* ---- source ---- */
 
@@ -207,6 +209,7 @@ static const sw_field restart_fields[] = {
     {.name = "max_attempts", .type = SW_F_INT, .offset = RS(max_attempts), .min = 0, .max = 1e9},
 };
 static const sw_schema restart_schema = {restart_fields, N(restart_fields)};
+const sw_schema *const sw_restart_schema = &restart_schema;
 
 #define SC(f) offsetof(sw_security_ctx, f)
 static const sw_field actor_fields[] = {
@@ -251,7 +254,10 @@ static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
     {.name = "start_timeout", .type = SW_F_DURATION, .offset = LC(start_timeout_ns)},
-    {.name = "stop_timeout", .type = SW_F_DURATION, .offset = LC(stop_timeout_ns)},
+    {.name = "stop_timeout",
+     .type = SW_F_DURATION,
+     .offset = LC(stop_timeout_ns),
+     .flags = SW_F_INFINITE},
     {.name = "stable_threshold", .type = SW_F_DURATION, .offset = LC(stable_threshold_ns)},
     {.name = "ready", .type = SW_F_ENUM, .offset = LC(ready), .enums = ready_modes},
     {.name = "depends_on", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
@@ -259,6 +265,10 @@ static const sw_field lifecycle_fields[] = {
     {.name = "restart", .type = SW_F_OBJECT, .offset = LC(restart), .sub = &restart_schema},
     {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = sw_parse_security},
     {.name = "limits", .type = SW_F_OBJECT, .offset = LC(limits), .sub = &lifecycle_limits_schema},
+    {.name = "validate",
+     .type = SW_F_REF,
+     .offset = LC(validate),
+     .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
 };
 const sw_schema sw_lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 
@@ -336,16 +346,32 @@ static const sw_kind_def kinds[] = {
     {"registry.entry", SW_KIND_DATA, NULL, NULL},
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
+    {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
     /* the HTTP server (kinds_http.c) */
     {"http.service", SW_KIND_HTTP_SERVICE, &sw_http_service_schema, sw_http_service_defaults},
     {"http.router", SW_KIND_HTTP_ROUTER, &sw_http_router_schema, sw_http_router_defaults},
     {"http.endpoint", SW_KIND_HTTP_ENDPOINT, &sw_http_endpoint_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {"process.lua",     "library.lua",   "process.host",
-                                     "process.service", "service.group", "security.policy",
-                                     "registry.entry",  "function.lua",  "http.service",
-                                     "http.router",     "http.endpoint", NULL};
+const char *const sw_kind_names[] = {"process.lua",
+                                     "library.lua",
+                                     "process.host",
+                                     "process.service",
+                                     "service.group",
+                                     "security.policy",
+                                     "registry.entry",
+                                     "function.lua",
+                                     "env.variables",
+                                     "http.service",
+                                     "http.router",
+                                     "http.endpoint",
+                                     NULL};
+
+const sw_kind_def *sw_kind_defs(size_t *n)
+{
+    *n = N(kinds);
+    return kinds;
+}
 
 const sw_kind_def *sw_kind_lookup(const char *name)
 {

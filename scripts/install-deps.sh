@@ -1,14 +1,33 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Steward builds, tests and fuzzes with. Idempotent: installs only
-# what is missing, so a second run is a quick no-op.
+# Installs the Debian packages Steward needs, by purpose:
+#   run     build and run steward (the default of `make run`)
+#   test    run + the test runners (`make test`)
+#   fuzz    test + clang and its fuzzing runtime (`make fuzz`)
+#   format  clang-format (`make check-format`)
+#   all     everything CI uses (the default)
+# Idempotent: installs only what is missing, so a second run is a quick no-op.
 set -euo pipefail
 
-packages=(
-  build-essential cmake pkg-config clang libclang-rt-14-dev
-  libluajit-5.1-dev luajit libuv1-dev libyaml-dev libpcre2-dev libjansson-dev lua-cjson-dev
-  libcurl4-openssl-dev libhttp-parser-dev
-  libcmocka-dev lua-busted clang-format
-)
+# LuaJIT is Debian's luajit2, the OpenResty-maintained branch: newer fixes than the luajit
+# package's 2.1.0~beta3 snapshot, and the LuaJIT nginx's Lua module needs, so the HTTP
+# benchmark's peer installs beside it (Debian's two LuaJIT packages conflict).
+run=(build-essential cmake pkg-config libluajit2-5.1-dev luajit2 libuv1-dev libyaml-dev libpcre2-dev
+     libjansson-dev lua-cjson-dev libcurl4-openssl-dev libhttp-parser-dev)
+test=(libcmocka-dev lua-busted python3-jsonschema python3-yaml)
+fuzz=(clang libclang-rt-14-dev)
+format=(clang-format)
+
+packages=()
+for need in "${@:-all}"; do
+  case $need in
+    run) packages+=("${run[@]}") ;;
+    test) packages+=("${run[@]}" "${test[@]}") ;;
+    fuzz) packages+=("${run[@]}" "${test[@]}" "${fuzz[@]}") ;;
+    format) packages+=("${format[@]}") ;;
+    all) packages+=("${run[@]}" "${test[@]}" "${fuzz[@]}" "${format[@]}") ;;
+    *) echo "install-deps: unknown need '$need' (run, test, fuzz, format or all)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -16,7 +35,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all packages present"
+  echo "install-deps: all packages present (${*:-all})"
   exit 0
 fi
 

@@ -1,4 +1,4 @@
-/* `steward status|start|stop|restart|reload`: ask a running host through its control socket
+/* `steward status|top|start|stop|restart|reload`: ask a running host through its control socket
  * (docs/operating.md) and print what it says; requests are written and replies read with the
  * JSON module (json.h). Exit codes as systemctl's: 0 done; 1 failed or no host answers;
  * `status ID` 3 when the service is not running; 4 for an id that names no service. */
@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -110,12 +112,15 @@ static const char *item(const json_t *list, size_t i)
 }
 
 /* An error reply: printed, with its list of errors; the exit code. */
+/* The exit code of a reply that is not ok: 4 for an id that names no service, else 1. */
+static int exit_code(const json_t *root) { return is_true(root, "unknown") ? EXIT_UNKNOWN : 1; }
+
 static int report_error(const sw_cli *cli, const json_t *root)
 {
     fprintf(stderr, "steward %s: %s\n", cli->command, str_or(root, "error", "failed"));
     const json_t *errors = json_object_get(root, "errors");
     for (size_t i = 0; i < list_size(errors); i++) fprintf(stderr, "  %s\n", item(errors, i));
-    return is_true(root, "unknown") ? EXIT_UNKNOWN : 1;
+    return exit_code(root);
 }
 
 /* ---- formatting ---- */
@@ -280,6 +285,13 @@ static int act(const sw_cli *cli)
     if (!text) return 1;
     json_t *r = parse_reply(text);
     int code = r ? 0 : 1;
+    if (code == 0 && cli->json) { /* the reply as it came; the exit code as without --json */
+        printf("%s\n", text);
+        code = is_true(r, "ok") ? 0 : exit_code(r);
+        json_decref(r);
+        free(text);
+        return code;
+    }
     if (code == 0 && !is_true(r, "ok")) code = report_error(cli, r);
     else if (code == 0) printf("%s\n", str_or(r, "message", "done"));
     const json_t *services = json_object_get(r, "services");
@@ -295,7 +307,43 @@ static int act(const sw_cli *cli)
     return code;
 }
 
+/* ---- top ---- */
+
+/* Waits up to ms for a key on stdin: 'q' (or the end of stdin) quits, anything else redraws
+ * at once. A terminal is put in non-canonical mode by the caller, so no Enter is needed. */
+static bool wait_key(int ms)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    if (poll(&p, 1, ms) <= 0) return true;
+    char c = 0;
+    ssize_t n = read(STDIN_FILENO, &c, 1);
+    return n == 1 && c != 'q' && c != 'Q';
+}
+
+/* `steward top`: the status table, redrawn every second until q (like `pm2 monit`, plain
+ * terminal codes only). Exits 1 when no host answers, as status does. */
+static int top(const sw_cli *cli)
+{
+    struct termios saved;
+    bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+    if (tty) {
+        struct termios raw = saved;
+        raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+    }
+    int code;
+    do {
+        if (isatty(STDOUT_FILENO)) fputs("\033[H\033[2J", stdout); /* home, clear */
+        code = status(cli);
+        if (code == 0) printf("\n(refreshing every second; q quits)\n");
+        fflush(stdout);
+    } while (code == 0 && wait_key(1000));
+    if (tty) tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    return code;
+}
+
 int sw_cmd_control(const sw_cli *cli)
 {
+    if (strcmp(cli->command, "top") == 0) return top(cli);
     return strcmp(cli->command, "status") == 0 ? status(cli) : act(cli);
 }

@@ -2,10 +2,12 @@
  * Text with --why also shows each service's security context: its actor and every policy it
  * gets, with where it comes from (compiled by the policy engine, as `run` would). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "http_routes.h"
+#include "json.h"
 #include "registry.h"
 #include "security.h"
 
@@ -143,12 +145,52 @@ static void print_mermaid(const sw_graph *g, bool why)
     }
 }
 
+/* --json: {"services":[{id, level, depends_on:[{id, why}]}], "groups":[{id, strategy,
+ * children}]} (docs/registry.md "steward check and steward graph"). */
+static json_t *graph_json(const sw_registry *r)
+{
+    static const char *const strategies[] = {"one_for_one", "one_for_all", "rest_for_one"};
+    const sw_graph *g = &r->graph;
+    json_t *services = json_array(), *groups = json_array();
+    for (size_t i = 0; i < g->n; i++) {
+        json_t *deps = json_array();
+        for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
+            json_array_append_new(deps, json_pack("{s:o, s:o}", "id",
+                                                  sw_json_str(g->services[g->edges[k].to]->id),
+                                                  "why", sw_json_str(g->edges[k].why)));
+        json_array_append_new(services,
+                              json_pack("{s:o, s:I, s:o}", "id", sw_json_str(g->services[i]->id),
+                                        "level", (json_int_t)g->level[i], "depends_on", deps));
+    }
+    for (size_t i = 0; i < r->n_entries; i++) {
+        const sw_entry *e = r->entries[i];
+        if (e->kind != SW_KIND_GROUP) continue;
+        json_t *children = json_array();
+        for (size_t c = 0; c < e->as.group.children.n; c++)
+            json_array_append_new(children, sw_json_str(e->as.group.children.v[c].id));
+        json_array_append_new(groups,
+                              json_pack("{s:o, s:s, s:o}", "id", sw_json_str(e->id), "strategy",
+                                        strategies[e->as.group.strategy], "children", children));
+    }
+    return json_pack("{s:o, s:o}", "services", services, "groups", groups);
+}
+
+static void print_json(const sw_registry *r)
+{
+    json_t *doc = graph_json(r);
+    char *text = sw_json_dump(doc, true, NULL);
+    if (text) fputs(text, stdout);
+    free(text);
+    json_decref(doc);
+}
+
 int sw_cmd_graph(const sw_cli *cli)
 {
     sw_registry *r = sw_load_or_report(cli->dir);
     if (!r) return 2;
     const char *format = cli->format ? cli->format : "text";
-    if (strcmp(format, "dot") == 0) print_dot(&r->graph, cli->why);
+    if (cli->json) print_json(r);
+    else if (strcmp(format, "dot") == 0) print_dot(&r->graph, cli->why);
     else if (strcmp(format, "mermaid") == 0) print_mermaid(&r->graph, cli->why);
     else {
         char err[256];

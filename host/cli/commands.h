@@ -12,6 +12,10 @@ sw_registry *sw_load_or_report(const char *dir);
 
 int sw_cmd_check(const sw_cli *cli);
 int sw_cmd_graph(const sw_cli *cli);
+/* `steward schema`: the JSON Schema of registry files, from the kind tables. */
+int sw_cmd_schema(const sw_cli *cli);
+/* `steward init DIR`: a small working app in a new or empty directory. */
+int sw_cmd_init(const sw_cli *cli);
 int sw_cmd_run(const sw_cli *cli);
 /* status, start, stop, restart, reload: through a running host's control socket. */
 int sw_cmd_control(const sw_cli *cli);

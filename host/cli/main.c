@@ -27,6 +27,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cli.command, "check") == 0) return sw_cmd_check(&cli);
     if (strcmp(cli.command, "graph") == 0) return sw_cmd_graph(&cli);
+    if (strcmp(cli.command, "schema") == 0) return sw_cmd_schema(&cli);
+    if (strcmp(cli.command, "init") == 0) return sw_cmd_init(&cli);
     if (strcmp(cli.command, "run") == 0) return sw_cmd_run(&cli);
     return sw_cmd_control(&cli);
 }

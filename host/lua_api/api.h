@@ -41,6 +41,11 @@ int sw_open_security(lua_State *L);
 int sw_open_net(lua_State *L);
 int sw_open_funcs(lua_State *L);
 int sw_open_http(lua_State *L);
+int sw_open_supervisor(lua_State *L);
+int sw_open_service(lua_State *L);
+int sw_open_env(lua_State *L);
+int sw_open_uuid(lua_State *L);
+int sw_open_io(lua_State *L);
 
 /* The main_hook of an http.service's process (api_http_server.c; sw_runtime_http_service). */
 int sw_http_server_main(lua_State *L);
@@ -49,6 +54,10 @@ int sw_http_server_main(lua_State *L);
  * resource under the runtime's current policy set. A process whose service has no
  * lifecycle.security is not guarded. */
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
+
+/* time.now() and time.sleep(d), for other modules' Lua that waits (lua/io.lua). */
+int sw_api_now(lua_State *L);
+int sw_api_sleep(lua_State *L);
 
 /* The duration at idx (a "250ms"-style string or seconds) in ns, or -1 if it is not one. */
 int64_t sw_api_to_duration(lua_State *L, int idx);
@@ -60,6 +69,15 @@ void sw_api_load_shipped(lua_State *L, const char *name);
 
 /* The guarded call's error: pushes nil, "permission denied: <action> on <resource>"; returns 2. */
 int sw_push_denied(lua_State *L, const char *action, const char *resource);
+
+/* The process.lua entry a process may spawn by id (relative: in the caller's namespace),
+ * guarded by process.spawn before the lookup. NULL with nil, err pushed (docs/lua-api.md
+ * "process.spawn"). */
+const sw_entry *sw_api_spawn_entry(lua_State *L, const char *id);
+
+/* Pushes the process's host-call table (SW_CALLS_KEY, mailbox.h), made on first use: a
+ * callable put under a monitor ref there gets that process's EXIT instead of an event. */
+void sw_api_push_calls(lua_State *L);
 
 /* A pid or registered name -> id; 0 if no such process. */
 uint64_t sw_api_resolve(lua_State *L, const char *dest);

@@ -148,7 +148,7 @@ static void fcall_mt_init(lua_State *L)
     lua_setfield(L, -2, "__metatable");
 }
 
-static void push_calls(lua_State *L)
+void sw_api_push_calls(lua_State *L)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, SW_CALLS_KEY);
     if (!lua_isnil(L, -1)) return;
@@ -197,7 +197,7 @@ static fcall *start(lua_State *L)
     c->chan_ref = LUA_NOREF;
     sw_api_push_metatable(L, &fcall_mt_key, fcall_mt_init);
     lua_setmetatable(L, -2);
-    push_calls(L);
+    sw_api_push_calls(L);
     uint64_t ref = sw_proc_new_ref(p);
     sw_spawn s = {.entry = e,
                   .registry = p->ctx.registry,

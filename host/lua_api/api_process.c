@@ -73,8 +73,9 @@ static int p_pid(lua_State *L)
 
 enum { SPAWN_MONITOR = 1, SPAWN_LINK = 2 };
 
-static const sw_entry *spawn_entry(lua_State *L, sw_proc *p, const char *id)
+const sw_entry *sw_api_spawn_entry(lua_State *L, const char *id)
 {
+    sw_proc *p = sw_proc_of(L);
     char full[256];
     if (!strchr(id, ':')) snprintf(full, sizeof full, "%s:%s", p->entry->ns, id), id = full;
     /* Guarded before the lookup, so a denied process cannot learn which ids exist. */
@@ -106,7 +107,7 @@ static int spawn_with(lua_State *L, int flags)
     sw_proc *p = sw_proc_of(L);
     const char *id = luaL_checkstring(L, 1);
     const char *host = luaL_optstring(L, 2, NULL);
-    const sw_entry *e = spawn_entry(L, p, id);
+    const sw_entry *e = sw_api_spawn_entry(L, id);
     if (!e) return 2;
     const char *over = over_bounds(p, flags);
     if (over) return fail(L, over);

@@ -30,7 +30,8 @@ typedef struct sw_exit_info {
     sw_exit_kind kind;
     const char *error; /* FAILED/KILLED: the message, with a traceback when there is one */
     bool retryable;    /* false only for errors.new{retryable = false} */
-    int code;          /* exit code for `run -x`: a returned number, 0 for success, 1 for failure */
+    int code;          /* exit code for `run -x`: 0 for success; a returned number 1..255;
+                          else 1 for a failure */
     const unsigned char *result; /* encoded table {value = ..., error = ...} for EXIT events */
     size_t result_len;
 } sw_exit_info;
@@ -124,9 +125,10 @@ struct sw_proc {
     sw_ready_fn on_ready;
     void *cb_arg;
     char *service;
-    sw_net_owned *net;       /* its sockets (net.c), closed as it ends; NULL: none yet */
-    sw_http_owned *http;     /* its HTTP transfers (http_client.c), removed as it ends */
-    lua_CFunction main_hook; /* sw_spawn's */
+    sw_net_owned *net;               /* its sockets (net.c), closed as it ends; NULL: none yet */
+    sw_http_owned *http;             /* its HTTP transfers (http_client.c), removed as it ends */
+    struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
+    lua_CFunction main_hook;         /* sw_spawn's */
     void *main_hook_arg;
 };
 

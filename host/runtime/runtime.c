@@ -48,11 +48,9 @@ static void code_grow(sw_runtime *rt)
 /* "chunkname\0source": what the bytecode is a function of. */
 static char *code_key(const sw_entry *e, size_t *key_len)
 {
-    const sw_source *src =
-        e->kind == SW_KIND_LIBRARY_LUA ? &e->as.library_lua.source : &e->as.process_lua.source;
+    const sw_source *src = sw_entry_source(e);
     char chunkname[512];
-    if (src->path) snprintf(chunkname, sizeof chunkname, "@%s", src->path);
-    else snprintf(chunkname, sizeof chunkname, "=%s", e->id);
+    sw_entry_chunkname(e, chunkname, sizeof chunkname);
     size_t n = strlen(chunkname) + 1;
     char *key = malloc(n + src->len);
     if (!key) return NULL;
@@ -96,6 +94,24 @@ const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *
     return bc;
 }
 
+size_t sw_check_sources(const sw_registry *reg, sw_diags *diags)
+{
+    size_t before = diags->n;
+    for (size_t i = 0; i < reg->n_entries; i++) {
+        const sw_entry *e = reg->entries[i];
+        const sw_source *src = sw_entry_source(e);
+        if (!src) continue;
+        char chunkname[512], err[512];
+        unsigned char *bc = NULL;
+        size_t len = 0;
+        sw_entry_chunkname(e, chunkname, sizeof chunkname);
+        if (sw_vm_compile(chunkname, src->text, src->len, &bc, &len, err, sizeof err) != 0)
+            sw_diags_add(diags, e->file, e->line, e->col, e->id, "source", "%s", err);
+        free(bc);
+    }
+    return diags->n - before;
+}
+
 const sw_registry *sw_runtime_registry(sw_runtime *rt)
 {
     pthread_mutex_lock(&rt->registry_lock);
@@ -128,12 +144,15 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
     rt->http_server_main = cfg ? cfg->http_server_main : NULL;
+    rt->service_request = cfg ? cfg->service_request : NULL;
+    rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);
     atomic_init(&rt->memory.used, 0);
     rt->memory.cap = (size_t)rt->limits.memory;
     atomic_init(&rt->procs, 0);
     sw_svc_counts_init(&rt->services);
+    sw_std_streams_init(&rt->std);
     pthread_mutex_init(&rt->security_lock, NULL);
     char err[256];
     sw_security_set *set = sw_security_compile(reg, err, sizeof err);
@@ -197,6 +216,7 @@ void sw_runtime_free(sw_runtime *rt)
     pthread_mutex_destroy(&rt->security_lock);
     sw_pidtable_destroy(&rt->pids);
     sw_svc_counts_free(&rt->services);
+    sw_std_streams_free(&rt->std); /* after the processes: their last lines are in */
     free(rt);
 }
 

@@ -15,10 +15,31 @@
 #include "pidtable.h"
 #include "registry.h"
 #include "security.h"
+#include "std_streams.h"
 #include "worker.h"
 
 /* The host's check of a guarded call (see sw_proc_ctx.allowed). */
 typedef bool (*sw_guard_fn)(lua_State *L, const char *action, const char *resource);
+
+/* What a process of a service asks of the service's supervisor (the `service` module,
+ * docs/lua-api.md): the runtime only carries the hook from the composition root to the Lua
+ * modules, which cannot include the supervisor. */
+typedef enum {
+    SW_SVC_REQ_READY,        /* the service is ready (from a process of its tree) */
+    SW_SVC_REQ_SET_POLICY,   /* `policy` judges the end of the current run */
+    SW_SVC_REQ_CLEAR_POLICY, /* the registry's lifecycle.restart judges it again */
+    SW_SVC_REQ_RESET_BACKOFF /* the next end counts as the first */
+} sw_svc_req_kind;
+
+typedef struct sw_svc_request {
+    sw_svc_req_kind kind;
+    const char *service; /* the service id (borrowed for the call) */
+    sw_restart policy;   /* SET_POLICY */
+} sw_svc_request;
+
+/* Hands rq to the supervisor, which applies it on its own thread after everything the calling
+ * process sent before. 0, or -1 when out of memory. Thread: any. */
+typedef int (*sw_svc_request_fn)(void *arg, const sw_svc_request *rq);
 
 typedef struct sw_host_pool {
     const char *id; /* process.host id */
@@ -55,11 +76,14 @@ typedef struct sw_runtime {
     bool security_relaxed; /* security.strict_mode: false */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
+    sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
+    void *service_request_arg;
     lua_CFunction http_server_main; /* sw_runtime_config's */
     sw_limits limits;               /* resolved: every field set */
     sw_vm_budget memory;            /* the cap on every process's heap and queued deliveries */
     atomic_llong procs;             /* processes holding a state (prepared or running) */
     sw_svc_counts services;         /* processes spawned by each service's processes */
+    sw_std_streams std;             /* stdout and stderr as the io module writes them */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -72,6 +96,10 @@ typedef struct sw_runtime_config {
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
     const sw_vm_lib *libs;
     sw_guard_fn guard;
+    /* The supervisor's door for the `service` module, also handed down by the composition
+     * root; NULL: no supervisor (`run -x`, tests). */
+    sw_svc_request_fn service_request;
+    void *service_request_arg;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
     /* The main_hook of an http.service's process (lua_api; see sw_runtime_http_service). */
     lua_CFunction http_server_main;
@@ -98,6 +126,10 @@ sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
  * error. Thread-safe. */
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err,
                                      size_t errlen);
+/* Compiles every Lua source of reg as sw_runtime_code would and adds a load error to diags for
+ * each that does not compile (file:line:col of the entry, field "source", Lua's message with
+ * its own position). The number of errors added (`steward check`). */
+size_t sw_check_sources(const sw_registry *reg, sw_diags *diags);
 
 /* Publishes a new policy set (compiled from a new snapshot on reload), taking over the
  * caller's reference; the previous set is released (freed when the last process drops it).

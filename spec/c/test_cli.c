@@ -98,7 +98,7 @@ static void test_dir_required(void **state)
     parsed p;
     PARSE(&p, "run");
     fails_with(&p, "run needs an app directory");
-    PARSE(&p, "check", "--log-format", "json");
+    PARSE(&p, "check", "--config", "host.yaml");
     fails_with(&p, "check needs an app directory");
     PARSE(&p, "check", "app", "--why");
     fails_with(&p, "option --why does not apply to check");
@@ -227,7 +227,7 @@ static void test_unknown_option(void **state)
     fails_with(&p, "unknown option \"--frobnicate\"");
     /* -x belongs to run only */
     PARSE(&p, "check", "app", "-x", "app:main");
-    fails_with(&p, "unknown option \"-x\"");
+    fails_with(&p, "option -x does not apply to check");
     /* options come after the command */
     PARSE(&p, "--log-format", "json", "run", "app");
     assert_int_equal(p.rc, -1);
@@ -272,7 +272,8 @@ static void test_option_missing_value(void **state)
     const char *opts[] = {"--format", "--log-format", "--log-level", "--config", "--control"};
     for (size_t i = 0; i < 5; i++) {
         if (strcmp(opts[i], "--control") == 0) PARSE(&p, "status", opts[i]);
-        else PARSE(&p, "graph", "app", opts[i]);
+        else if (strcmp(opts[i], "--format") == 0) PARSE(&p, "graph", "app", opts[i]);
+        else PARSE(&p, "run", "app", opts[i]);
         char want[64];
         snprintf(want, sizeof want, "option %s needs a value", opts[i]);
         fails_with(&p, want);
@@ -308,6 +309,59 @@ static void test_log_options_validated(void **state)
     assert_int_equal(p.rc, -1);
     PARSE(&p, "run", "app", "--log-level", "loud");
     assert_int_equal(p.rc, -1);
+}
+
+/* Options that mean nothing for a command are refused, not ignored. */
+static void test_options_only_where_they_mean_something(void **state)
+{
+    (void)state;
+    parsed p;
+    PARSE(&p, "check", "app", "--log-format", "json");
+    fails_with(&p, "option --log-format does not apply to check");
+    PARSE(&p, "status", "--log-level", "debug");
+    fails_with(&p, "option --log-level does not apply to status");
+    PARSE(&p, "graph", "app", "--config", "h.yaml");
+    fails_with(&p, "option --config does not apply to graph");
+    PARSE(&p, "check", "app", "--json", "--config", "h.yaml");
+    ok(&p);
+    assert_true(p.cli.json);
+    assert_string_equal(p.cli.config, "h.yaml");
+}
+
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    parsed p;
+    PARSE(&p, "statsu");
+    fails_with(&p, "unknown command \"statsu\" (did you mean \"status\"?)");
+    PARSE(&p, "chek", "app");
+    fails_with(&p, "(did you mean \"check\"?)");
+    PARSE(&p, "graph", "app", "--wyh");
+    fails_with(&p, "unknown option \"--wyh\" (did you mean \"--why\"?)");
+    PARSE(&p, "run", "app", "--log-fromat", "json");
+    fails_with(&p, "(did you mean \"--log-format\"?)");
+    PARSE(&p, "frobnicate");
+    fails_with(&p, "unknown command \"frobnicate\"");
+    assert_null(strstr(p.err, "did you mean"));
+}
+
+/* A directory where an id is expected, or an id where a directory is, is named as such. */
+static void test_id_and_dir_named(void **state)
+{
+    (void)state;
+    parsed p;
+    PARSE(&p, "stop", SPEC_DIR);
+    fails_with(&p, "is an app directory, not a service id");
+    PARSE(&p, "stop", "cache");
+    fails_with(&p, "\"cache\" is not a service id (ids are namespace:name)");
+    PARSE(&p, "status", "cache", SPEC_DIR);
+    fails_with(&p, "\"cache\" is not a service id");
+    PARSE(&p, "status", SPEC_DIR, "app:cache");
+    ok(&p);
+    assert_string_equal(p.cli.id, "app:cache");
+    assert_string_equal(p.cli.dir, SPEC_DIR);
+    PARSE(&p, "check", "app:db");
+    fails_with(&p, "\"app:db\" is a service id, not an app directory");
 }
 
 /* ---- run -x ---- */
@@ -472,6 +526,9 @@ int main(void)
         cmocka_unit_test(test_option_missing_value),
         cmocka_unit_test(test_graph_format_validation),
         cmocka_unit_test(test_log_options_validated),
+        cmocka_unit_test(test_options_only_where_they_mean_something),
+        cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_id_and_dir_named),
         cmocka_unit_test(test_exec_with_args),
         cmocka_unit_test(test_exec_without_args),
         cmocka_unit_test(test_exec_words_that_look_like_options_go_to_the_process),

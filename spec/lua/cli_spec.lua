@@ -22,7 +22,7 @@ describe("steward CLI", function()
     assert.are.equal(0, r.code)
     assert.are.equal("", r.stderr)
     starts("usage: steward COMMAND [OPTIONS] [DIR]\n", r.stdout)
-    for _, word in ipairs { "steward run DIR", "steward check DIR", "steward graph DIR [--format text|dot|mermaid] [--why]",
+    for _, word in ipairs { "steward run DIR", "steward check DIR", "steward graph DIR [--format text|dot|mermaid] [--why] [--json]",
                             "steward status", "steward reload", "--log-format text|json", "--log-level LEVEL",
                             "--config FILE" } do
       assert.is_truthy(r.stdout:find(word, 1, true), "--help does not mention " .. word)
@@ -43,10 +43,10 @@ describe("steward CLI", function()
     local r = h.run("help", "check")
     assert.are.equal(0, r.code)
     assert.are.equal("", r.stderr)
-    starts("usage: steward check DIR\n\n", r.stdout)
+    starts("usage: steward check DIR [--config FILE] [--json]\n\n", r.stdout)
     assert.are.same(r, h.run("check", "--help"))
     assert.are.same(r, h.run("check", GOOD, "--help"))
-    starts("usage: steward graph DIR [--format text|dot|mermaid] [--why]\n\n", h.run("graph", "--help").stdout)
+    starts("usage: steward graph DIR [--format text|dot|mermaid] [--why] [--json]\n\n", h.run("graph", "--help").stdout)
   end)
 
   it("help of an unknown command is a usage error", function()
@@ -63,15 +63,14 @@ describe("steward CLI", function()
 
   it("an unknown option prints the usage and exits 2", function()
     usage_error(h.run("--frobnicate"), 'unknown option "--frobnicate"', "usage: steward COMMAND [OPTIONS] [DIR]\n")
-    usage_error(h.run("check", "--frobnicate", GOOD), 'unknown option "--frobnicate"', "usage: steward check DIR\n")
-    usage_error(h.run("check", GOOD, "-q"), 'unknown option "-q"', "usage: steward check DIR\n")
+    usage_error(h.run("check", "--frobnicate", GOOD), 'unknown option "--frobnicate"', "usage: steward check DIR [--config FILE] [--json]\n")
+    usage_error(h.run("check", GOOD, "-q"), 'unknown option "-q"', "usage: steward check DIR [--config FILE] [--json]\n")
   end)
 
   it("takes options before and after DIR", function()
     for _, args in ipairs {
-      { "check", "--log-format", "json", GOOD },
-      { "check", GOOD, "--log-format", "json" },
-      { "check", "--log-level", "debug", GOOD, "--log-format", "text" },
+      { "check", "--config", "spec/apps/supervisor/shutdown_timeout.host.yaml", GOOD },
+      { "check", GOOD, "--config", "spec/apps/supervisor/shutdown_timeout.host.yaml" },
     } do
       local r = h.run(table.unpack(args))
       assert.are.equal("", r.stderr)
@@ -84,17 +83,17 @@ describe("steward CLI", function()
   end)
 
   it("an option without its value is a usage error", function()
-    usage_error(h.run("check", GOOD, "--log-format"), "option --log-format needs a value", "usage: steward check DIR\n")
+    usage_error(h.run("check", GOOD, "--config"), "option --config needs a value", "usage: steward check DIR [--config FILE] [--json]\n")
     usage_error(h.run("graph", GOOD, "--format"), "option --format needs a value", "usage: steward graph DIR")
   end)
 
   it("check without DIR is a usage error", function()
-    usage_error(h.run("check"), "check needs an app directory", "usage: steward check DIR\n")
+    usage_error(h.run("check"), "check needs an app directory", "usage: steward check DIR [--config FILE] [--json]\n")
     usage_error(h.run("graph", "--why"), "graph needs an app directory", "usage: steward graph DIR")
   end)
 
   it("a second DIR is a usage error", function()
-    usage_error(h.run("check", GOOD, GOOD), 'unexpected argument "' .. GOOD .. '"', "usage: steward check DIR\n")
+    usage_error(h.run("check", GOOD, GOOD), 'unexpected argument "' .. GOOD .. '"', "usage: steward check DIR [--config FILE] [--json]\n")
   end)
 
   it("a DIR that does not exist is an error, exit 2", function()
@@ -121,6 +120,43 @@ describe("steward CLI", function()
 
   it("graph --format svg is a usage error", function()
     usage_error(h.run("graph", GOOD, "--format", "svg"), 'unknown graph format "svg" (text, dot or mermaid)',
-                "usage: steward graph DIR [--format text|dot|mermaid] [--why]\n")
+                "usage: steward graph DIR [--format text|dot|mermaid] [--why] [--json]\n")
+  end)
+  it("check --json prints one document: ok, counts and every error with its place", function()
+    local r = h.run("check", GOOD, "--json")
+    assert.are.equal(0, r.code)
+    assert.are.equal('{"ok":true,"entries":5,"services":3,"errors":[]}\n', r.stdout)
+    r = h.run("check", "--json", "spec/corpus/bad/77-lua-syntax-errors")
+    assert.are.equal(2, r.code)
+    assert.are.equal("", r.stderr)
+    assert.truthy(r.stdout:find('"ok":false', 1, true), r.stdout)
+    assert.truthy(r.stdout:find('"entry":"app:broken_file","field":"source","message":"spec/corpus/bad/77-lua-syntax-errors/src/broken.lua:2: unexpected symbol near \'=\'"', 1, true), r.stdout)
+  end)
+
+  it("check --config validates the host config too", function()
+    local r = h.run("check", GOOD, "--config", "spec/corpus/bad/77-lua-syntax-errors/app.yaml")
+    assert.are.equal(2, r.code)
+    assert.truthy(r.stderr:find("app.yaml:1:1: field version: unknown field", 1, true), r.stderr)
+    r = h.run("check", GOOD, "--config", "spec/no-such-host.yaml")
+    assert.are.equal(2, r.code)
+    assert.truthy(r.stderr:find("spec/no-such-host.yaml: cannot read the host config", 1, true), r.stderr)
+  end)
+
+  it("a mistyped command or option gets a suggestion; a directory where an id goes is named", function()
+    usage_error(h.run("statsu"), 'unknown command "statsu" (did you mean "status"?)', "usage: steward COMMAND")
+    usage_error(h.run("graph", GOOD, "--wyh"), 'unknown option "--wyh" (did you mean "--why"?)', "usage: steward graph")
+    usage_error(h.run("stop", GOOD), '"' .. GOOD .. '" is an app directory, not a service id (steward stop ID [--json] [--control PATH] [DIR])', "usage: steward stop")
+    usage_error(h.run("check", GOOD, "--log-format", "json"), "option --log-format does not apply to check", "usage: steward check")
+  end)
+  it("top with no host answering exits 1 like status", function()
+    local r = h.run("top", GOOD)
+    assert.are.equal(1, r.code)
+    assert.truthy(r.stderr:find("^steward top: no host is listening on"), r.stderr)
+  end)
+  it("graph --json prints services with their levels and edges, and the groups", function()
+    local r = h.run("graph", "examples/hello", "--json")
+    assert.are.equal(0, r.code, r.stderr)
+    assert.truthy(r.stdout:find('{"id":"app:api","level":1,"depends_on":[{"id":"app:cache","why":"lifecycle.depends_on[0]"}', 1, true), r.stdout)
+    assert.truthy(r.stdout:find('"groups":[{"id":"app:workers","strategy":"one_for_all","children":["app:worker_a","app:worker_b"]}]', 1, true), r.stdout)
   end)
 end)

@@ -5,7 +5,8 @@
 -- handler errors (500, the traceback logged, never sent), keep-alive and pipelining, a slow
 -- client cut by header_timeout while others are served, 1,000 connections at once, a stop
 -- that drains a request in flight, a handler killed mid-request, a server killed with
--- connections open (fds back to the baseline), guards and identities, and registry errors.
+-- connections open (fds back to the baseline), guards and identities. Mistakes in the kinds
+-- are spec/corpus/bad/79-http-kinds (check_corpus_spec).
 local hh = require("spec.lua.host_helper")
 local rt = require("spec.lua.runtime_helper")
 local h = require("spec.lua.steward_helper")
@@ -210,28 +211,5 @@ describe("http server", function()
         "who\tweb-bot\tfalse\ttrue"), client("who", addr))
       host:stop()
     end, SPEC .. "/apps/http_server/denied")
-  end)
-
-  it("reports mistakes in http.service, http.router and http.endpoint with their place", function()
-    local r = h.run("check", SPEC .. "/apps/http_server/bad")
-    assert.are.equal(2, r.code)
-    local f = SPEC .. "/apps/http_server/bad/app.yaml:"
-    for _, want in ipairs {
-      f .. '7:46: entry app:web field listen: expected HOST:PORT ("127.0.0.1:8080", "[::1]:0"), got "localhost"',
-      f .. '8:75: entry app:web2 field limits.max_conections: unknown field (did you mean "max_connections"?)',
-      f .. "9:43: entry app:r field server: app:p is a process.lua; expected a http.service",
-      f .. '9:54: entry app:r field prefix: a path must start with "/", got "api"',
-      f .. '10:58: entry app:r2 field prefix: a router prefix takes no {parameters}, got "/a/{x}"',
-      f .. '11:58: entry app:e1 field method: unknown method "FETCH" (expected GET, HEAD, POST, PUT, DELETE, PATCH or OPTIONS)',
-      f .. '12:69: entry app:e2 field path: a parameter name must be a Lua identifier, got "/x/{a b}"',
-      f .. '13:69: entry app:e3 field path: {name...} must be the last segment, got "/x/{rest...}/y"',
-      f .. '14:69: entry app:e4 field path: a {parameter} must be a whole segment ("/items/{id}"), got "/x/a{id}"',
-      f .. "14:87: entry app:e4 field func: app:p is a process.lua; expected a function.lua",
-      f .. "15:5: entry app:e5 field func: required field is missing",
-      f .. "15:46: entry app:e5 field router: app:web2 is a http.service; expected a http.router",
-      "12 errors",
-    } do
-      assert.is_truthy(r.stderr:find(want, 1, true), want .. "\nnot in:\n" .. r.stderr)
-    end
   end)
 end)

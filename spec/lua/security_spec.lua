@@ -1,5 +1,5 @@
--- The `security` module and the host's guarded calls end to end (docs/security.md; security-cases.md
--- rows 9, 30, 35, 36, 39 and sandbox rows S10, S12; inheritance through two levels of spawn;
+-- The `security` module and the host's guarded calls end to end (docs/security.md, and its
+-- "Sandbox escapes tried" S10, S12; inheritance through two levels of spawn;
 -- spawn, send and registry reads allowed and denied). Runs `steward run spec/apps/security`
 -- (strict mode, then relaxed with a host config): each service prints its results once and
 -- returns; the run is stopped with SIGTERM as soon as every expected report is in (or a

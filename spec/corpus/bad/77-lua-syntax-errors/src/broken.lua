@@ -1,0 +1,3 @@
+return function()
+  local x = = 1
+end

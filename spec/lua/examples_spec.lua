@@ -1,0 +1,92 @@
+-- Every example app runs (examples/*/README.md): each starts from its own directory, does what
+-- its README says, read from its JSON event log, and stops cleanly on SIGTERM.
+local hh = require("spec.lua.host_helper")
+local h = require("spec.lua.steward_helper")
+
+local function example(name, fn)
+  return hh.with_app(name, fn, "examples/" .. name)
+end
+
+local function log_of(host, service, msg)
+  host:wait(service .. " " .. msg, function(ev) return #hh.logs(ev, service, msg) > 0 end)
+  return hh.logs(host.events, service, msg)[1]
+end
+
+describe("examples", function()
+  teardown(hh.cleanup_all)
+
+  it("every example has a README and passes steward check", function()
+    for _, name in ipairs(h.list("examples")) do
+      assert.is_true(h.exists("examples/" .. name .. "/README.md"), name .. " has no README.md")
+      local r = h.run("check", "examples/" .. name)
+      assert.are.equal(0, r.code, name .. ": " .. r.stderr)
+    end
+  end)
+
+  it("ping-pong: ping starts after pong is ready, does its round trips and stops", function()
+    example("ping-pong", function(host)
+      local done = log_of(host, "app:ping", "ping-pong done")
+      assert.are.equal(10000, done.rounds)
+      host:wait("ping stopped", function(ev) return hh.count(ev, "app:ping", "stopped") == 1 end)
+      local ev = host:stop()
+      hh.before(hh.find_state(ev, "app:pong", "running"), hh.find_state(ev, "app:ping", "starting"), host:log_text())
+      assert.are.equal("returned", hh.find_state(ev, "app:ping", "stopped").reason)
+    end)
+  end)
+
+  it("worker-pool: a crashed worker's job is retried and every job is done", function()
+    example("worker-pool", function(host)
+      local done = log_of(host, "app:pool", "all jobs done")
+      assert.are.equal(100, done.jobs)
+      local want = 0
+      for n = 1, 100 do want = want + n * (n + 1) * (2 * n + 1) / 6 end
+      assert.are.equal(want, done.total)
+      assert.are.equal(1, #hh.logs(host.events, "app:pool", "worker failed"))
+      host:stop()
+    end)
+  end)
+
+  it("key-value: a one-shot client sets and gets a key over the store's socket", function()
+    example("key-value", function(host)
+      host:wait("store running", function(ev) return hh.count(ev, "app:store", "running") == 1 end)
+      local set = h.run("run", "examples/key-value", "-x", "app:client", "SET", "greeting", "hello")
+      assert.are.equal("OK\n", set.stdout, set.stderr)
+      local get = h.run("run", "examples/key-value", "-x", "app:client", "GET", "greeting")
+      assert.are.equal("VALUE hello\n", get.stdout, get.stderr)
+      assert.are.equal(0, get.code)
+      host:stop()
+    end)
+  end)
+
+  it("crontab: each job ticks on its own period and unschedules on CANCEL", function()
+    example("crontab", function(host)
+      host:wait("three heartbeats", function(ev) return #hh.logs(ev, "cron:heartbeat", "ran") >= 3 end)
+      local ev = host:stop()
+      for _, job in ipairs { "heartbeat", "cleanup", "report" } do
+        local u = hh.logs(ev, "cron:" .. job, "unscheduled")
+        assert.are.equal(1, #u, host:log_text())
+        assert.are.equal(#hh.logs(ev, "cron:" .. job, "ran"), u[1].runs)
+      end
+    end)
+  end)
+
+  it("migration: api starts only after every step, and migrate stops as returned", function()
+    example("migration", function(host)
+      host:wait("api running", function(ev) return hh.count(ev, "app:api", "running") == 1 end)
+      local ev = host:stop()
+      local steps = hh.logs(ev, "app:migrate", "migrated")
+      assert.are.equal(3, #steps, host:log_text())
+      hh.before(steps[3], hh.find_state(ev, "app:api", "starting"), host:log_text())
+      assert.are.equal("returned", hh.find_state(ev, "app:migrate", "stopped").reason)
+    end)
+  end)
+
+  it("mass-spawn: 10,000 monitored workers, every result counted", function()
+    example("mass-spawn", function(host)
+      local done = log_of(host, "app:boss", "all workers done")
+      assert.are.equal(10000, done.workers)
+      assert.are.equal(10000 * 10001 * 20001 / 6, done.sum)
+      host:stop()
+    end)
+  end)
+end)
