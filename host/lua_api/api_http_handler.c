@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api.h"
 #include "api_http_handler.h"
@@ -57,11 +58,23 @@ static bool header_safe(const char *s, size_t n)
     return true;
 }
 
-/* "name: value\r\n" for each pair of the table at idx (values: strings or numbers). */
+/* Header names the server writes itself: a handler's are left out (a second content-length
+ * would make the response ambiguous). */
+static bool server_header(const char *k, size_t kn)
+{
+    static const char *const names[] = {"content-length", "connection", "transfer-encoding"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (kn == strlen(names[i]) && strncasecmp(k, names[i], kn) == 0) return true;
+    return false;
+}
+
+/* "name: value\r\n" for each pair of the table at idx (values: strings or numbers). The lines
+ * are gathered in a table first: lua_next needs its key at the top, which a luaL_Buffer
+ * growing on the stack would move. */
 static void push_head(lua_State *L, int idx)
 {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
+    lua_newtable(L);
+    int lines = lua_gettop(L), n = 0;
     if (lua_istable(L, idx)) {
         for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
             size_t kn = 0, vn = 0;
@@ -69,18 +82,25 @@ static void push_head(lua_State *L, int idx)
             int vt = lua_type(L, -1);
             if (!k || (vt != LUA_TSTRING && vt != LUA_TNUMBER))
                 luaL_error(L, "response headers: names and values must be strings");
-            lua_pushvalue(L, -1); /* tolstring on a copy: a number key stays a number */
+            lua_pushvalue(L, -1); /* tolstring on a copy: a number value stays a number */
             const char *v = lua_tolstring(L, -1, &vn);
             if (!kn || !header_safe(k, kn) || !header_safe(v, vn) || memchr(k, ':', kn))
                 luaL_error(L, "response header %s: a name or value holds a line break", k);
+            if (!server_header(k, kn)) {
+                lua_pushfstring(L, "%s: %s\r\n", k, v);
+                lua_rawseti(L, lines, ++n);
+            }
             lua_pop(L, 1);
-            luaL_addlstring(&b, k, kn);
-            luaL_addstring(&b, ": ");
-            luaL_addlstring(&b, v, vn);
-            luaL_addstring(&b, "\r\n");
         }
     }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, lines, i);
+        luaL_addvalue(&b);
+    }
     luaL_pushresult(&b);
+    lua_remove(L, lines);
 }
 
 /* respond(status, headers, body, json): the handler's answer (lua/http_handler.lua). */

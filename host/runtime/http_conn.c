@@ -68,7 +68,8 @@ static int on_message_begin(http_parser *p)
     hconn *c = p->data;
     acc_reset(c);
     c->state = C_READING;
-    c->deadline = now_ms(c) + ms_of(c->srv->lim.header_timeout_ns);
+    if (c->served) /* a first request's time counts from the accept */
+        c->deadline = now_ms(c) + ms_of(c->srv->lim.header_timeout_ns);
     return 0;
 }
 
@@ -388,6 +389,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 /* An answered request: the connection reads its next one (first what waits in pending). */
 static void conn_next(hconn *c)
 {
+    c->served = true;
     c->seq = 0;
     c->state = C_IDLE;
     acc_free(c);

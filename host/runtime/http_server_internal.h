@@ -33,6 +33,7 @@ struct hconn {
     bool reading, keep_alive, is_head, in_feed;
     bool read_end;      /* the peer closed its side while a request was served */
     bool want_continue; /* the request asked for "100 Continue" before its body */
+    bool served;        /* it answered a request (keep-alive): later ones are timed anew */
     int part;           /* what the parser gave last: 0 url, 1 header name, 2 header value */
     int fail_status;    /* set by a parser callback: answer this and close */
     unsigned writes;    /* uv_write requests in flight */
