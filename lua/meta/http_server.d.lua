@@ -23,7 +23,7 @@ function HttpRequest:json() end
 ---What a handler returns. `nil, err` instead is a 500 (the error is logged, never sent).
 ---@class steward.HttpResponse
 ---@field status? integer 100-999; default 200.
----@field headers? table<string, string|number> content-length and connection are the server's.
+---@field headers? table<string, string|number> content-length, connection and transfer-encoding are the server's (a handler's are left out).
 ---@field body? string|table A string as is (text/plain unless a content-type is given), or a table sent as JSON (application/json).
 
 ---An http.endpoint's function.

@@ -75,6 +75,7 @@ describe("http server", function()
         "chunked\t[1,2,3]\t3",
         "continue\tHTTP/1.1 100 Continue\ttrue",
         "continued\t200",
+        "headers\t200\t300\t8\tkeep-alive\theaders\n",
         "health\t200\ttext/plain; charset=utf-8\tsteward\tok\n",
         "head\t200\t3\t"), out)
       host:stop()

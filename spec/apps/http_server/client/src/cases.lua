@@ -69,6 +69,10 @@ function cases.basic(addr)
   c:write("{}")
   print("continued", assert(response(c)).status)
   c:close()
+  r = fetch(addr, "GET", "/api/headers")
+  local n = 0
+  for k in pairs(r.headers) do if k:match("^x%-h%d+$") then n = n + 1 end end
+  print("headers", r.status, n, r.headers["content-length"], r.headers.connection, r.body)
   r = fetch(addr, "GET", "/health")
   print("health", r.status, r.headers["content-type"], r.headers["x-served-by"], r.body)
   r = fetch(addr, "HEAD", "/health")
