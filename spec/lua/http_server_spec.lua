@@ -202,6 +202,46 @@ describe("http server", function()
     end)
   end)
 
+  it("a reload that changes an endpoint's function restarts the http.service, which serves the new code", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+    local function write(greeting, extra)
+      local f = assert(io.open(dir .. "/app.yaml", "w"))
+      f:write(([[
+namespace: app
+entries:
+  - { name: web, kind: http.service, listen: "127.0.0.1:0", lifecycle: { auto_start: true } }
+  - { name: other, kind: http.service, listen: "127.0.0.1:0", lifecycle: { auto_start: true } }
+  - { name: root, kind: http.router, server: web }
+  - { name: hi, kind: function.lua, source: "return function() return { body = '%s' } end" }
+  - { name: hi_ep, kind: http.endpoint, router: root, method: GET, path: /hi, func: hi }
+%s]]):format(greeting, extra or ""))
+      f:close()
+    end
+    write("hello")
+    local ok, err = pcall(hh.with_app, "http reload", function(host)
+      local addr = address(host, "app:web")
+      assert.are.equal("get\t200\thello\n", client("get", addr, "/hi"))
+      write("bonjour", "  - { name: bye_ep, kind: http.endpoint, router: root, method: GET, path: /bye, func: hi }\n")
+      host:signal("HUP")
+      host:wait("app:web restarted", function(ev) return hh.count(ev, "app:web", "running") == 2 end)
+      addr = host:wait("the new listener", function(events)
+        local last
+        for _, e in ipairs(events) do
+          if e.msg == "listening" and e.service == "app:web" then last = e.address end
+        end
+        return last ~= addr and last
+      end)
+      assert.are.equal("get\t200\tbonjour\n", client("get", addr, "/hi"))
+      assert.are.equal("get\t200\tbonjour\n", client("get", addr, "/bye"))
+      local ev = host:stop()
+      assert.are.equal(1, hh.count(ev, "app:other", "running")) -- untouched by the reload
+    end, dir)
+    os.execute("rm -rf " .. h.quote(dir))
+    if not ok then error(err, 0) end
+  end)
+
   it("guards listen (net.listen on tcp:HOST:PORT); handlers run with their router's identity", function()
     hh.with_app("denied", function(host)
       local failed = host:wait("app:closed failed", function(ev) return hh.find_state(ev, "closed", "failed") end)

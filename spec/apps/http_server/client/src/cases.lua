@@ -206,6 +206,12 @@ function cases.limit(addr)
   print("limit", assert(response(a)).status, assert(response(b)).status)
 end
 
+-- One GET: its status and body.
+function cases.get(addr, path)
+  local r = fetch(addr, "GET", path)
+  print("get", r.status, r.body)
+end
+
 -- Connecting once the server drains: refused.
 function cases.refused(addr)
   print("refused", net.connect(addr, { timeout = "5s" }))
