@@ -125,7 +125,7 @@ describe("http server", function()
     with_server(function(host)
       assert.are.equal(lines(
         "slow\tHTTP/1.1 408 Request Timeout\ttrue",
-        "others served\ttrue"), client("slow", address(host, "app:web")))
+        "others served\ttrue"), client("slow", address(host, "app:web"), tostring(SLOW)))
       host:stop()
     end)
   end)
