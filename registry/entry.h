@@ -20,6 +20,7 @@ typedef enum sw_kind {
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND_ENV_VARIABLES,
+    SW_KIND_FS_VOLUME,
     SW_KIND_HTTP_SERVICE, /* a service (as.service aliases as.http_service.service) */
     SW_KIND_HTTP_ROUTER,
     SW_KIND_HTTP_ENDPOINT,
@@ -108,6 +109,8 @@ typedef struct sw_lifecycle {
     struct {
         int64_t processes; /* live processes its processes spawned, at any depth; 0: not set
                                     (a group's, else the host's default) */
+        uint64_t memory;   /* bytes the Lua heaps of its own process and its tree may hold
+                              together; 0: not set (a group's, else none) */
     } limits;
     int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
     int ready;             /* sw_ready_mode */
@@ -200,6 +203,12 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* A directory Lua code may reach with the fs module (docs/registry.md "fs.volume"). */
+typedef struct sw_fs_volume {
+    const char *path; /* absolute: as written, or joined to the app directory's real path */
+    bool readonly;
+} sw_fs_volume;
+
 /* http.service: a supervised service whose process is the host's HTTP server (docs/registry.md). */
 typedef struct sw_http_service {
     sw_service service; /* first, so as.service reads it as any service; process is unset */
@@ -243,6 +252,7 @@ struct sw_entry {
         sw_group group;
         sw_policy policy;
         sw_env_variables env_variables;
+        sw_fs_volume fs_volume;
         sw_http_service http_service;
         sw_http_router http_router;
         sw_http_endpoint http_endpoint;
