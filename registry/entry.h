@@ -21,6 +21,9 @@ typedef enum sw_kind {
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND_ENV_VARIABLES,
     SW_KIND_FS_VOLUME,
+    SW_KIND_HTTP_SERVICE, /* a service (as.service aliases as.http_service.service) */
+    SW_KIND_HTTP_ROUTER,
+    SW_KIND_HTTP_ENDPOINT,
     SW_KIND__COUNT
 } sw_kind;
 
@@ -43,6 +46,7 @@ typedef struct sw_source {
     const char *path; /* resolved file for file://, NULL for inline code */
     const char *text; /* the code */
     size_t len;
+    const char *shipped; /* the host's own entries only: lua/<shipped>.lua runs instead */
 } sw_source;
 
 typedef struct sw_import {
@@ -205,6 +209,32 @@ typedef struct sw_fs_volume {
     bool readonly;
 } sw_fs_volume;
 
+/* http.service: a supervised service whose process is the host's HTTP server (docs/registry.md). */
+typedef struct sw_http_service {
+    sw_service service; /* first, so as.service reads it as any service; process is unset */
+    const char *listen; /* "HOST:PORT" */
+    struct {
+        int64_t max_connections;
+        int64_t header_timeout_ns, idle_timeout_ns;
+        uint64_t max_header_size, max_body_size;
+    } limits;
+} sw_http_service;
+
+typedef struct sw_http_router {
+    sw_ref server;      /* an http.service */
+    const char *prefix; /* "/" or "/api": no trailing slash but for "/" */
+    struct {
+        sw_security_ctx security; /* the identity its handlers run with */
+    } lifecycle;
+} sw_http_router;
+
+typedef struct sw_http_endpoint {
+    sw_ref router;      /* an http.router */
+    const char *method; /* upper case: GET, POST, ... */
+    const char *path;   /* "/items/{id}", "/static/{path...}" */
+    sw_ref func;        /* a function.lua */
+} sw_http_endpoint;
+
 struct sw_entry {
     const char *id, *ns, *name;
     sw_kind kind;
@@ -223,8 +253,17 @@ struct sw_entry {
         sw_policy policy;
         sw_env_variables env_variables;
         sw_fs_volume fs_volume;
+        sw_http_service http_service;
+        sw_http_router http_router;
+        sw_http_endpoint http_endpoint;
     } as;
 };
+
+/* A supervised service: a process.service, or an http.service (whose as.service is one). */
+static inline bool sw_entry_is_service(const sw_entry *e)
+{
+    return e->kind == SW_KIND_SERVICE || e->kind == SW_KIND_HTTP_SERVICE;
+}
 
 const char *sw_kind_name(sw_kind k);
 /* The entry's Lua source (process.lua, function.lua, library.lua), or NULL for kinds without

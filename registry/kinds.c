@@ -228,7 +228,7 @@ static const sw_field security_fields[] = {
 };
 static const sw_schema security_schema = {security_fields, N(security_fields)};
 
-static void parse_security(sw_parse *p, const sw_node *n, void *dst)
+void sw_parse_security(sw_parse *p, const sw_node *n, void *dst)
 {
     sw_security_ctx *ctx = dst;
     if (n->type != SW_NODE_MAP) {
@@ -253,7 +253,7 @@ static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
 #define DEP_KINDS                                                                         \
     (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
      SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) |                  \
-     SW_KINDBIT(SW_KIND_FUNCTION_LUA))
+     SW_KINDBIT(SW_KIND_FUNCTION_LUA) | SW_KINDBIT(SW_KIND_HTTP_SERVICE))
 #define LC(f) offsetof(sw_lifecycle, f)
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
@@ -267,16 +267,16 @@ static const sw_field lifecycle_fields[] = {
     {.name = "depends_on", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
     {.name = "requires", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
     {.name = "restart", .type = SW_F_OBJECT, .offset = LC(restart), .sub = &restart_schema},
-    {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = parse_security},
+    {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = sw_parse_security},
     {.name = "limits", .type = SW_F_OBJECT, .offset = LC(limits), .sub = &lifecycle_limits_schema},
     {.name = "validate",
      .type = SW_F_REF,
      .offset = LC(validate),
      .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
 };
-static const sw_schema lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
+const sw_schema sw_lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 
-static void lifecycle_defaults(sw_lifecycle *lc)
+void sw_lifecycle_defaults(sw_lifecycle *lc)
 {
     lc->auto_start = false;
     lc->start_timeout_ns = 10 * SW_NS_PER_S;
@@ -306,7 +306,10 @@ static const sw_field service_fields[] = {
      .kinds = SW_KINDBIT(SW_KIND_PROCESS_HOST)},
     {.name = "input", .type = SW_F_LIST, .offset = SV(input)},
     {.name = "config", .type = SW_F_ANY, .offset = SV(config)},
-    {.name = "lifecycle", .type = SW_F_OBJECT, .offset = SV(lifecycle), .sub = &lifecycle_schema},
+    {.name = "lifecycle",
+     .type = SW_F_OBJECT,
+     .offset = SV(lifecycle),
+     .sub = &sw_lifecycle_schema},
 };
 static const sw_schema service_schema = {service_fields, N(service_fields)};
 
@@ -319,18 +322,22 @@ static const sw_field group_fields[] = {
      .type = SW_F_REFLIST,
      .offset = GR(children),
      .flags = SW_F_REQUIRED | SW_F_NONEMPTY,
-     .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP)},
-    {.name = "lifecycle", .type = SW_F_OBJECT, .offset = GR(lifecycle), .sub = &lifecycle_schema},
+     .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) |
+              SW_KINDBIT(SW_KIND_HTTP_SERVICE)},
+    {.name = "lifecycle",
+     .type = SW_F_OBJECT,
+     .offset = GR(lifecycle),
+     .sub = &sw_lifecycle_schema},
 };
 static const sw_schema group_schema = {group_fields, N(group_fields)};
 
-static void service_defaults(sw_entry *e) { lifecycle_defaults(&e->as.service.lifecycle); }
+static void service_defaults(sw_entry *e) { sw_lifecycle_defaults(&e->as.service.lifecycle); }
 static void group_defaults(sw_entry *e)
 {
     e->as.group.strategy = SW_ONE_FOR_ONE;
     e->as.group.intensity = 3;
     e->as.group.period_ns = 5 * SW_NS_PER_S;
-    lifecycle_defaults(&e->as.group.lifecycle);
+    sw_lifecycle_defaults(&e->as.group.lifecycle);
 }
 
 /* ---- fs.volume ---- */
@@ -372,19 +379,19 @@ static const sw_kind_def kinds[] = {
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
     {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
     {"fs.volume", SW_KIND_FS_VOLUME, &volume_schema, NULL},
+    /* the HTTP server (kinds_http.c) */
+    {"http.service", SW_KIND_HTTP_SERVICE, &sw_http_service_schema, sw_http_service_defaults},
+    {"http.router", SW_KIND_HTTP_ROUTER, &sw_http_router_schema, sw_http_router_defaults},
+    {"http.endpoint", SW_KIND_HTTP_ENDPOINT, &sw_http_endpoint_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {"process.lua",
-                                     "library.lua",
-                                     "process.host",
-                                     "process.service",
-                                     "service.group",
-                                     "security.policy",
-                                     "registry.entry",
-                                     "function.lua",
-                                     "env.variables",
-                                     "fs.volume",
-                                     NULL};
+const char *const sw_kind_names[] = {"process.lua",    "library.lua",
+                                     "process.host",   "process.service",
+                                     "service.group",  "security.policy",
+                                     "registry.entry", "function.lua",
+                                     "env.variables",  "fs.volume",
+                                     "http.service",   "http.router",
+                                     "http.endpoint",  NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

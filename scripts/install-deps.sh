@@ -12,7 +12,7 @@ set -euo pipefail
 # package's 2.1.0~beta3 snapshot, and the LuaJIT nginx's Lua module needs, so the HTTP
 # benchmark's peer installs beside it (Debian's two LuaJIT packages conflict).
 run=(build-essential cmake pkg-config libluajit2-5.1-dev luajit2 libuv1-dev libyaml-dev libpcre2-dev
-     libjansson-dev lua-cjson-dev libcurl4-openssl-dev)
+     libjansson-dev lua-cjson-dev libcurl4-openssl-dev libhttp-parser-dev)
 test=(libcmocka-dev lua-busted python3-jsonschema python3-yaml)
 fuzz=(clang libclang-rt-14-dev)
 format=(clang-format)

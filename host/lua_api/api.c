@@ -190,4 +190,5 @@ void sw_api_use(sw_runtime_config *cfg)
 {
     cfg->libs = sw_api_libs;
     cfg->guard = sw_security_allowed;
+    cfg->http_server_main = sw_http_server_main;
 }

@@ -53,6 +53,9 @@ int sw_open_exec(lua_State *L);
  * count of (nil, err) pushed (a bad path, no such volume). No guard is checked. */
 int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len);
 
+/* The main_hook of an http.service's process (api_http_server.c; sw_runtime_http_service). */
+int sw_http_server_main(lua_State *L);
+
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no
  * lifecycle.security is not guarded. */

@@ -12,6 +12,7 @@
 #include "channel.h"
 #include "mailbox.h"
 #include "http_client.h"
+#include "lua_chunk.h"
 #include "message.h"
 #include "net.h"
 #include "runtime.h"
@@ -119,6 +120,11 @@ static int start_main(lua_State *L)
     if (!lua_isfunction(L, -1))
         return luaL_error(L, "%s: the chunk must return a function, or a table with %s",
                           p->entry->id, method ? method : "main");
+    if (p->main_hook) { /* the host's code around it (sw_spawn.main_hook) */
+        lua_pushcfunction(L, p->main_hook);
+        lua_insert(L, -2);
+        lua_call(L, 1, 1);
+    }
     lua_State *co = lua_newthread(L);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_xmove(L, co, 1);
@@ -272,6 +278,8 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->on_ready = s->on_ready;
     p->cb_arg = s->cb_arg;
     p->service = s->service ? strdup(s->service) : NULL;
+    p->main_hook = s->main_hook;
+    p->main_hook_arg = s->main_hook_arg;
     mailbox_bounds(p, &s->entry->as.process_lua);
     /* the process reads, spawns from and keeps the code of one snapshot all its life */
     p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);
@@ -292,7 +300,10 @@ static int prepare_state(lua_State *L)
     load_job *j = lua_touserdata(L, 1);
     sw_proc *p = j->p;
     size_t len;
-    const unsigned char *bc = sw_runtime_code(p->rt, p->entry, &len, j->err, j->errlen);
+    const char *shipped = p->entry->as.process_lua.source.shipped;
+    const unsigned char *bc = shipped ? sw_lua_chunk(shipped, &len)
+                                      : sw_runtime_code(p->rt, p->entry, &len, j->err, j->errlen);
+    if (!bc && shipped) snprintf(j->err, j->errlen, "no lua/%s.lua in this build", shipped);
     if (!bc || sw_vm_load_compiled(p->vm, p->entry->id, bc, len, j->err, j->errlen) != 0)
         return luaL_error(L, "%s", j->err);
     lua_newtable(L);
@@ -331,7 +342,7 @@ static void service_limits(sw_runtime *rt, const sw_registry *reg, const char *s
     *max = 0;
     *memory = 0;
     for (const sw_entry *e = sw_registry_get(reg, service); e; e = e->parent) {
-        const sw_lifecycle *lc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle
+        const sw_lifecycle *lc = sw_entry_is_service(e)     ? &e->as.service.lifecycle
                                  : e->kind == SW_KIND_GROUP ? &e->as.group.lifecycle
                                                             : NULL;
         if (lc && !*max) *max = lc->limits.processes;

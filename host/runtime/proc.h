@@ -62,6 +62,12 @@ typedef struct sw_spawn {
     sw_proc *parent;   /* the spawning process (process.spawn*), counted against its
                                     service's limit; NULL: the host (a service's own process) */
     const char *tree;  /* no service: the id its process tree is counted under (run -x) */
+    /* The host's own code around the entry's (the HTTP server, docs/lua-api.md "HTTP server"):
+     * called in the process's state, protected, with the function the entry chose at the top;
+     * replaces it by the function to run as main (the arguments follow as usual). It reads
+     * main_hook_arg with sw_proc_of(L)->main_hook_arg. NULL: the entry's function. */
+    lua_CFunction main_hook;
+    void *main_hook_arg;
 } sw_spawn;
 
 typedef struct pidvec {
@@ -126,6 +132,8 @@ struct sw_proc {
     struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
     sw_fs_owned *fs;                 /* its fs requests and open files (fs.c), closed as it ends */
     sw_exec_owned *exec;             /* its commands (exec.c), killed as it ends */
+    lua_CFunction main_hook;         /* sw_spawn's */
+    void *main_hook_arg;
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

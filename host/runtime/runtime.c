@@ -144,6 +144,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->exec_allow = cfg && cfg->exec_allow;
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
+    rt->http_server_main = cfg ? cfg->http_server_main : NULL;
     rt->service_request = cfg ? cfg->service_request : NULL;
     rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
     if (cfg) rt->limits = cfg->limits;

@@ -79,11 +79,12 @@ typedef struct sw_runtime {
     sw_guard_fn guard;
     sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
     void *service_request_arg;
-    sw_limits limits;       /* resolved: every field set */
-    sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
-    atomic_llong procs;     /* processes holding a state (prepared or running) */
-    sw_svc_counts services; /* processes spawned by each service's processes */
-    sw_std_streams std;     /* stdout and stderr as the io module writes them */
+    lua_CFunction http_server_main; /* sw_runtime_config's */
+    sw_limits limits;               /* resolved: every field set */
+    sw_vm_budget memory;            /* the cap on every process's heap and queued deliveries */
+    atomic_llong procs;             /* processes holding a state (prepared or running) */
+    sw_svc_counts services;         /* processes spawned by each service's processes */
+    sw_std_streams std;             /* stdout and stderr as the io module writes them */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -102,6 +103,8 @@ typedef struct sw_runtime_config {
     sw_svc_request_fn service_request;
     void *service_request_arg;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
+    /* The main_hook of an http.service's process (lua_api; see sw_runtime_http_service). */
+    lua_CFunction http_server_main;
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.
@@ -136,6 +139,11 @@ size_t sw_check_sources(const sw_registry *reg, sw_diags *diags);
 void sw_runtime_set_security(sw_runtime *rt, sw_security_set *set);
 /* A new reference to the current policy set. Thread: any. */
 sw_security_set *sw_runtime_security(sw_runtime *rt);
+
+typedef struct sw_spawn sw_spawn;
+/* Makes sp, a service's spawn, that of an http.service: its process runs the host's HTTP
+ * server (lua/http_server.lua with the runtime's http_server_main; docs/registry.md). */
+void sw_runtime_http_service(sw_runtime *rt, sw_spawn *sp);
 
 /* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid);

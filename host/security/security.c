@@ -86,8 +86,8 @@ static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc,
 const sw_security_ctx *sw_security_declared(const sw_entry *svc, const sw_entry **from)
 {
     for (const sw_entry *e = svc; e; e = e->parent) {
-        const sw_security_ctx *sc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle.security
-                                                               : &e->as.group.lifecycle.security;
+        const sw_security_ctx *sc = sw_entry_is_service(e) ? &e->as.service.lifecycle.security
+                                                           : &e->as.group.lifecycle.security;
         if (!sc->present) continue;
         if (from) *from = e;
         return sc;
@@ -161,8 +161,9 @@ sw_security_set *sw_security_compile(const sw_registry *reg, char *err, size_t e
     if (!chosen) abort();
     for (size_t i = 0; i < reg->n_entries; i++) {
         const sw_entry *e = reg->entries[i];
-        const sw_security_ctx *sc =
-            e->kind == SW_KIND_SERVICE ? sw_security_declared(e, NULL) : NULL;
+        const sw_security_ctx *sc = sw_entry_is_service(e) ? sw_security_declared(e, NULL) : NULL;
+        if (e->kind == SW_KIND_HTTP_ROUTER && e->as.http_router.lifecycle.security.present)
+            sc = &e->as.http_router.lifecycle.security; /* its handlers' identity */
         if (sc) compile_ctx(s, e, sc, chosen);
     }
     free(chosen);

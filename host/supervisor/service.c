@@ -10,6 +10,7 @@
 #include "backoff.h"
 #include "message.h"
 #include "proc.h"
+#include "runtime.h"
 #include "sup_internal.h"
 #include "units.h"
 
@@ -290,6 +291,7 @@ static void build_spawn(sw_svc *v, sw_spawn *sp)
                      .on_ready = svc->lifecycle.ready == SW_READY_NOTIFY ? sup_on_ready : NULL,
                      .cb_arg = v,
                      .pool = svc->host.id ? sw_runtime_pool(s->rt, svc->host.id) : NULL};
+    if (v->entry->kind == SW_KIND_HTTP_SERVICE) sw_runtime_http_service(s->rt, sp);
 }
 
 /* Starts the run with process p (prepared), or prepares one now if p is NULL. */

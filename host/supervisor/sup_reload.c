@@ -66,7 +66,7 @@ static void match(sw_supervisor *s, const sw_registry *new, bool restart_all, su
     for (size_t i = 0; i < s->n; i++) by_entry[s->svcs[i]->entry->index] = s->svcs[i];
     for (size_t i = 0; i < new->graph.n; i++) {
         const sw_entry *oe = sw_registry_get(old, new->graph.services[i]->id);
-        sw_svc *v = oe && oe->kind == SW_KIND_SERVICE ? by_entry[oe->index] : NULL;
+        sw_svc *v = oe && sw_entry_is_service(oe) ? by_entry[oe->index] : NULL;
         r->old_of[i] = v;
         if (!v) {
             r->added++;
