@@ -19,6 +19,7 @@ typedef enum sw_kind {
     SW_KIND_POLICY,
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
+    SW_KIND_TOKEN_STORE,  /* security.token_store */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -181,6 +182,12 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* security.token_store (docs/registry.md): where tokens of run-time identities live. */
+typedef struct sw_token_store_def {
+    int64_t ttl_ns;     /* a token's life unless its create says otherwise; default 1h */
+    int64_t max_tokens; /* live tokens at most; default 100,000 */
+} sw_token_store_def;
+
 struct sw_entry {
     const char *id, *ns, *name;
     sw_kind kind;
@@ -197,6 +204,7 @@ struct sw_entry {
         sw_service service;
         sw_group group;
         sw_policy policy;
+        sw_token_store_def token_store;
     } as;
 };
 

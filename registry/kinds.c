@@ -319,6 +319,21 @@ static void group_defaults(sw_entry *e)
     lifecycle_defaults(&e->as.group.lifecycle);
 }
 
+/* ---- security.token_store ---- */
+
+#define TS(f) offsetof(sw_token_store_def, f)
+static const sw_field token_store_fields[] = {
+    {.name = "ttl", .type = SW_F_DURATION, .offset = TS(ttl_ns), .flags = SW_F_POSITIVE},
+    {.name = "max_tokens", .type = SW_F_INT, .offset = TS(max_tokens), .min = 1, .max = 1e8},
+};
+static const sw_schema token_store_schema = {token_store_fields, N(token_store_fields)};
+
+static void token_store_defaults(sw_entry *e)
+{
+    e->as.token_store.ttl_ns = 3600 * SW_NS_PER_S;
+    e->as.token_store.max_tokens = 100000;
+}
+
 static const sw_kind_def kinds[] = {
     {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, NULL},
     {"library.lua", SW_KIND_LIBRARY_LUA, &library_lua_schema, NULL},
@@ -329,11 +344,12 @@ static const sw_kind_def kinds[] = {
     {"registry.entry", SW_KIND_DATA, NULL, NULL},
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
+    {"security.token_store", SW_KIND_TOKEN_STORE, &token_store_schema, token_store_defaults},
 };
 
-const char *const sw_kind_names[] = {"process.lua",     "library.lua",   "process.host",
-                                     "process.service", "service.group", "security.policy",
-                                     "registry.entry",  "function.lua",  NULL};
+const char *const sw_kind_names[] = {
+    "process.lua",     "library.lua",    "process.host", "process.service",      "service.group",
+    "security.policy", "registry.entry", "function.lua", "security.token_store", NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

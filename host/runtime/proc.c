@@ -71,6 +71,7 @@ static void proc_destroy(sw_proc *p)
     sw_delivery_free_list(p->mailbox.head);
     pthread_mutex_destroy(&p->lock);
     sw_registry_free(p->ctx.registry);
+    sw_sec_identity_release(p->identity);
     free(p);
 }
 
@@ -250,6 +251,7 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->on_ready = s->on_ready;
     p->cb_arg = s->cb_arg;
     p->service = s->service ? strdup(s->service) : NULL;
+    p->identity = sw_sec_identity_retain(s->identity);
     mailbox_bounds(p, &s->entry->as.process_lua);
     /* the process reads, spawns from and keeps the code of one snapshot all its life */
     p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);

@@ -15,6 +15,7 @@
 #include "message.h"
 #include "entry.h"
 #include "proc_ctx.h"
+#include "security_identity.h"
 #include "vm.h"
 #include "worker.h"
 
@@ -59,6 +60,9 @@ typedef struct sw_spawn {
     sw_proc *parent;   /* the spawning process (process.spawn*), counted against its
                                     service's limit; NULL: the host (a service's own process) */
     const char *tree;  /* no service: the id its process tree is counted under (run -x) */
+    /* What the process runs as (docs/security.md "Identities at run time"), retained by it;
+     * NULL: its service's context. What it spawns inherits it. */
+    sw_sec_identity *identity;
 } sw_spawn;
 
 typedef struct pidvec {
@@ -120,6 +124,8 @@ struct sw_proc {
     char *service;
     sw_net_owned *net;   /* its sockets (net.c), closed as it ends; NULL: none yet */
     sw_http_owned *http; /* its HTTP transfers (http_client.c), removed as it ends */
+    /* What it runs as: a reference, or NULL (see sw_spawn). */
+    sw_sec_identity *identity;
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

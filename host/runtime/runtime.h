@@ -15,6 +15,8 @@
 #include "pidtable.h"
 #include "registry.h"
 #include "security.h"
+#include "security_audit.h"
+#include "security_token.h"
 #include "worker.h"
 
 /* The host's check of a guarded call (see sw_proc_ctx.allowed). */
@@ -59,6 +61,10 @@ typedef struct sw_runtime {
     sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
     atomic_llong procs;     /* processes holding a state (prepared or running) */
     sw_svc_counts services; /* processes spawned by each service's processes */
+    /* The stores of security.token_store entries, made on first use (NULL: out of memory). */
+    sw_token_stores *tokens;
+    /* The audit log's limiter (docs/security.md "Audit"); NULL: nothing is held back. */
+    sw_audit *audit;
 } sw_runtime;
 
 typedef struct sw_runtime_config {
