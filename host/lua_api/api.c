@@ -190,5 +190,6 @@ void sw_api_use(sw_runtime_config *cfg)
 {
     cfg->libs = sw_api_libs;
     cfg->guard = sw_security_allowed;
+    cfg->visible = sw_security_visible;
     sw_msg_set_ext(&sw_api_identity_ext); /* actors and scopes cross in messages as copies */
 }

@@ -47,6 +47,9 @@ int sw_open_supervisor(lua_State *L);
  * resource under the runtime's current policy set. A process whose service has no
  * lifecycle.security is not guarded. */
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
+/* The same decision without an audit event: for filtering what a call shows (registry.find
+ * leaves out what the caller may not read), where nothing was refused. */
+bool sw_security_visible(lua_State *L, const char *action, const char *resource);
 
 /* The duration at idx (a "250ms"-style string or seconds) in ns, or -1 if it is not one. */
 int64_t sw_api_to_duration(lua_State *L, int idx);

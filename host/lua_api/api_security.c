@@ -301,7 +301,7 @@ static sw_sec_decision caller_decides(sec_cache *c, const sw_sec_ctx *ctx, const
     return d;
 }
 
-bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
+static bool guard(lua_State *L, const char *action, const char *resource, bool audit)
 {
     const sw_proc *p = sw_proc_of(L);
     if (!p->service && !p->identity) return true; /* no context at all: nothing is guarded */
@@ -311,8 +311,18 @@ bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
     if (!ctx) return true; /* no lifecycle.security: the host guards nothing */
     const char *policy;
     if (caller_decides(c, ctx, action, resource, &policy) == SW_SEC_ALLOW) return true;
-    sw_api_audit(L, "security denied", action, resource, policy, NULL, NULL);
+    if (audit) sw_api_audit(L, "security denied", action, resource, policy, NULL, NULL);
     return false;
+}
+
+bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
+{
+    return guard(L, action, resource, true);
+}
+
+bool sw_security_visible(lua_State *L, const char *action, const char *resource)
+{
+    return guard(L, action, resource, false);
 }
 
 bool sw_api_may_mint(lua_State *L, const char *action, const char *resource, const char **policy)

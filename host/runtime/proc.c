@@ -390,6 +390,7 @@ uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
     p->ctx.service = p->service;
     p->ctx.log = rt->log;
     p->ctx.allowed = rt->guard;
+    p->ctx.visible = rt->visible;
     if (s->monitor_by) {
         pidvec_push(&p->watchers, s->monitor_by);
         pidvec_push(&p->watcher_refs, s->monitor_ref);

@@ -143,6 +143,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->security_relaxed = cfg && cfg->security_relaxed;
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
+    rt->visible = cfg ? cfg->visible : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);
     atomic_init(&rt->memory.used, 0);

@@ -57,6 +57,8 @@ typedef struct sw_runtime {
     bool security_relaxed; /* security.strict_mode: false */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
+    /* The guard's decision without an audit event (sw_proc_ctx.visible). */
+    sw_guard_fn visible;
     sw_limits limits;       /* resolved: every field set */
     sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
     atomic_llong procs;     /* processes holding a state (prepared or running) */
@@ -77,6 +79,8 @@ typedef struct sw_runtime_config {
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
     const sw_vm_lib *libs;
     sw_guard_fn guard;
+    /* The guard without its audit event; NULL: guard. */
+    sw_guard_fn visible;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
 } sw_runtime_config;
 

@@ -206,6 +206,11 @@ describe("identities at run time", function()
       assert.is_nil(e.actor)
     end)
 
+    it("does not audit what registry.find leaves out (nothing was refused)", function()
+      got("outsider.find", "0")
+      assert.are.equal(0, #audits("security denied", { actor = "svc:outsider", action = "registry.read" }))
+    end)
+
     it("does not let a denial storm flood the log", function()
       got("storm.denied", "500")
       local storm = audits("security denied", { actor = "svc:storm", action = "registry.read" })
