@@ -19,7 +19,9 @@ typedef enum sw_kind {
     SW_KIND_POLICY,
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
-    SW_KIND_TOKEN_STORE,  /* security.token_store */
+    SW_KIND_ENV_VARIABLES,
+    SW_KIND_FS_VOLUME,
+    SW_KIND_TOKEN_STORE, /* security.token_store */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -110,6 +112,8 @@ typedef struct sw_lifecycle {
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
+    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+                          applies a change of the service; id NULL: none */
 } sw_lifecycle;
 
 typedef struct sw_service {
@@ -173,6 +177,18 @@ typedef struct sw_strlist {
     const char **v;
 } sw_strlist;
 
+typedef struct sw_env_default {
+    const char *name, *value;
+    const sw_node *node; /* its key, where it was written */
+} sw_env_default;
+
+/* env.variables: defaults, and the host variables env.get may read (env_vars.h). */
+typedef struct sw_env_variables {
+    size_t n_vars;
+    sw_env_default *vars;
+    sw_strlist from_process;
+} sw_env_variables;
+
 typedef struct sw_policy {
     sw_strlist actions; /* patterns: "*", a literal, or a literal prefix ending in "*" */
     sw_strlist resources;
@@ -182,6 +198,11 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* A directory Lua code may reach with the fs module (docs/registry.md "fs.volume"). */
+typedef struct sw_fs_volume {
+    const char *path; /* absolute: as written, or joined to the app directory's real path */
+    bool readonly;
+} sw_fs_volume;
 /* security.token_store (docs/registry.md): where tokens of run-time identities live. */
 typedef struct sw_token_store_def {
     int64_t ttl_ns;     /* a token's life unless its create says otherwise; default 1h */
@@ -204,6 +225,8 @@ struct sw_entry {
         sw_service service;
         sw_group group;
         sw_policy policy;
+        sw_env_variables env_variables;
+        sw_fs_volume fs_volume;
         sw_token_store_def token_store;
     } as;
 };

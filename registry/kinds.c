@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env_vars.h"
 #include "policy.h"
 #include "readfile.h"
 #include "units.h"
@@ -17,8 +18,9 @@
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
-    "process", "channel", "time",      "logger", "errors", "json", "registry", "security",   "net",
-    "funcs",   "http",    "coroutine", "string", "table",  "math", "bit",      "supervisor", NULL};
+    "process",    "channel", "time", "logger",    "errors", "json",  "registry", "security",
+    "net",        "funcs",   "http", "coroutine", "string", "table", "math",     "bit",
+    "supervisor", "service", "env",  "uuid",      "io",     "fs",    "exec",     NULL};
 
 /* ---- source ---- */
 
@@ -207,6 +209,7 @@ static const sw_field restart_fields[] = {
     {.name = "max_attempts", .type = SW_F_INT, .offset = RS(max_attempts), .min = 0, .max = 1e9},
 };
 static const sw_schema restart_schema = {restart_fields, N(restart_fields)};
+const sw_schema *const sw_restart_schema = &restart_schema;
 
 #define SC(f) offsetof(sw_security_ctx, f)
 static const sw_field actor_fields[] = {
@@ -251,7 +254,10 @@ static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
     {.name = "start_timeout", .type = SW_F_DURATION, .offset = LC(start_timeout_ns)},
-    {.name = "stop_timeout", .type = SW_F_DURATION, .offset = LC(stop_timeout_ns)},
+    {.name = "stop_timeout",
+     .type = SW_F_DURATION,
+     .offset = LC(stop_timeout_ns),
+     .flags = SW_F_INFINITE},
     {.name = "stable_threshold", .type = SW_F_DURATION, .offset = LC(stable_threshold_ns)},
     {.name = "ready", .type = SW_F_ENUM, .offset = LC(ready), .enums = ready_modes},
     {.name = "depends_on", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
@@ -259,6 +265,10 @@ static const sw_field lifecycle_fields[] = {
     {.name = "restart", .type = SW_F_OBJECT, .offset = LC(restart), .sub = &restart_schema},
     {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = parse_security},
     {.name = "limits", .type = SW_F_OBJECT, .offset = LC(limits), .sub = &lifecycle_limits_schema},
+    {.name = "validate",
+     .type = SW_F_REF,
+     .offset = LC(validate),
+     .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
 };
 static const sw_schema lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 
@@ -319,6 +329,33 @@ static void group_defaults(sw_entry *e)
     lifecycle_defaults(&e->as.group.lifecycle);
 }
 
+/* ---- fs.volume ---- */
+
+/* path: absolute, or relative to the app directory (joined to its real path, so the host's
+ * working directory never matters). The directory itself is opened when Lua uses it. */
+static void parse_volume_path(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    if (!*s) {
+        sw_parse_error(p, n, "empty path");
+        return;
+    }
+    if (s[0] == '/' || !p->app_root) *(const char **)dst = s;
+    else *(const char **)dst = sw_arena_printf(p->arena, "%s/%s", p->app_root, s);
+}
+
+#define FV(f) offsetof(sw_fs_volume, f)
+static const sw_field volume_fields[] = {
+    {.name = "path",
+     .type = SW_F_CUSTOM,
+     .offset = FV(path),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_volume_path},
+    {.name = "readonly", .type = SW_F_BOOL, .offset = FV(readonly)},
+};
+static const sw_schema volume_schema = {volume_fields, N(volume_fields)};
+
 /* ---- security.token_store ---- */
 
 #define TS(f) offsetof(sw_token_store_def, f)
@@ -344,12 +381,15 @@ static const sw_kind_def kinds[] = {
     {"registry.entry", SW_KIND_DATA, NULL, NULL},
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
+    {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
+    {"fs.volume", SW_KIND_FS_VOLUME, &volume_schema, NULL},
     {"security.token_store", SW_KIND_TOKEN_STORE, &token_store_schema, token_store_defaults},
 };
 
-const char *const sw_kind_names[] = {
-    "process.lua",     "library.lua",    "process.host", "process.service",      "service.group",
-    "security.policy", "registry.entry", "function.lua", "security.token_store", NULL};
+const char *const sw_kind_names[] = {"process.lua",     "library.lua",          "process.host",
+                                     "process.service", "service.group",        "security.policy",
+                                     "registry.entry",  "function.lua",         "env.variables",
+                                     "fs.volume",       "security.token_store", NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

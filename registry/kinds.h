@@ -23,5 +23,7 @@ void sw_kind_parse(sw_parse *p, const sw_kind_def *def, sw_entry *e);
 /* The host's Lua module names: an import alias may not shadow one, and `require` of one
  * returns the host module (the one list of them; the host checks against it). */
 extern const char *const sw_host_module_names[];
+/* The fields of lifecycle.restart: what service.set_restart_policy checks a table against. */
+extern const sw_schema *const sw_restart_schema;
 
 #endif

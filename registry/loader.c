@@ -378,6 +378,7 @@ static void finish(loader *L)
 {
     sw_loader_resolve_refs(L);
     sw_loader_check_groups(L);
+    sw_loader_index_env(L);
     /* The graph is built even after other errors (unresolved references are left out), so a
      * cycle is reported together with everything else. */
     sw_registry *r = L->r;
@@ -395,6 +396,7 @@ static sw_registry *registry_new(const char *root)
     if (!r) abort();
     sw_arena_init(&r->arena);
     sw_strmap_init(&r->ids);
+    sw_strmap_init(&r->env);
     atomic_init(&r->refs, 1);
     r->root = sw_arena_strdup(&r->arena, root);
     return r;
@@ -482,6 +484,7 @@ void sw_registry_free(const sw_registry *cr)
     sw_registry *r = (sw_registry *)cr; /* const for readers; the last reference owns it */
     if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1) return;
     sw_strmap_free(&r->ids);
+    sw_strmap_free(&r->env);
     free(r->entries);
     sw_arena_free(&r->arena);
     free(r);

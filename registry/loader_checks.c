@@ -123,6 +123,10 @@ void sw_loader_check_groups(loader *L)
     for (size_t i = 0; i < L->r->n_entries; i++) {
         sw_entry *g = L->r->entries[i];
         if (g->kind != SW_KIND_GROUP) continue;
+        const sw_ref *validate = &g->as.group.lifecycle.validate;
+        if (validate->id) /* one schema serves both kinds: reload validates services only */
+            sw_loader_error_at(L, g->file, validate->node, g->id, "lifecycle.validate",
+                               "a group has no config to validate: give validate to its services");
         for (size_t c = 0; c < g->as.group.children.n; c++) {
             const sw_ref *ref = &g->as.group.children.v[c];
             sw_entry *child = (sw_entry *)ref->target;

@@ -20,6 +20,7 @@ typedef struct sw_registry {
     size_t n_entries;
     sw_entry **entries; /* sorted path order, then order within each file */
     sw_strmap ids;      /* id -> sw_entry */
+    sw_strmap env;      /* variable name -> sw_env_exposed (env_vars.h) */
     sw_graph graph;
     size_t n_services;
     atomic_uint refs; /* 1 at load; see sw_registry_retain */

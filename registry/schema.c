@@ -239,15 +239,22 @@ static void parse_duration(sw_parse *p, const sw_field *f, const sw_node *n, int
 {
     int64_t ns = 0;
     int rc = -1;
+    bool infinite =
+        (f->flags & SW_F_INFINITE) && sw_node_is_string(n) && !strcmp(n->str, "infinity");
+    if (infinite) {
+        *dst = SW_DURATION_INFINITE;
+        return;
+    }
     if (n->type == SW_NODE_SCALAR && (n->scalar == SW_SCALAR_INT || n->scalar == SW_SCALAR_FLOAT))
         rc = sw_duration_from_seconds(n->num, &ns);
     else if (sw_node_is_string(n)) rc = sw_parse_duration(n->str, &ns);
     if (rc != 0) {
+        const char *also = f->flags & SW_F_INFINITE ? " (or infinity)" : "";
         if (n->type == SW_NODE_SCALAR)
-            sw_parse_error(p, n, "invalid duration \"%s\": %s", n->str, DURATION_HINT);
+            sw_parse_error(p, n, "invalid duration \"%s\": %s%s", n->str, DURATION_HINT, also);
         else
-            sw_parse_error(p, n, "expected a duration, got %s: %s", sw_node_describe(n),
-                           DURATION_HINT);
+            sw_parse_error(p, n, "expected a duration, got %s: %s%s", sw_node_describe(n),
+                           DURATION_HINT, also);
         return;
     }
     if ((f->flags & SW_F_POSITIVE) && ns == 0) {

@@ -30,6 +30,8 @@ typedef enum sw_ftype {
 } sw_ftype;
 
 enum { SW_F_REQUIRED = 1, SW_F_NONEMPTY = 2, SW_F_GROUPREF = 4, SW_F_POSITIVE = 8 };
+/* DURATION: also takes `infinity` (SW_DURATION_INFINITE, units.h). */
+enum { SW_F_INFINITE = 16 };
 
 typedef struct sw_parse sw_parse;
 typedef struct sw_schema sw_schema;

@@ -71,6 +71,37 @@ int sw_parse_duration(const char *text, int64_t *out_ns)
     return sw_duration_from_seconds(seconds, out_ns);
 }
 
+/* The unit at the start of s (a run of letters) among units with a name; its length, 0 if
+ * none. */
+static size_t read_unit(const char *s, const unit *units, const unit **out)
+{
+    size_t n = 0;
+    while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z')) n++;
+    for (const unit *u = units; n && u->name; u++) {
+        if (strlen(u->name) != n || strncmp(s, u->name, n) != 0) continue;
+        *out = u;
+        return n;
+    }
+    return 0;
+}
+
+int sw_parse_duration_terms(const char *text, int64_t *out_ns)
+{
+    if (sw_parse_duration(text, out_ns) == 0) return 0;
+    double seconds = 0;
+    const char *s = text;
+    do {
+        double v;
+        const unit *u;
+        size_t n = read_number(s, &v);
+        size_t k = n ? read_unit(s + n, duration_units, &u) : 0;
+        if (!k) return -1;
+        seconds += v * u->scale;
+        s += n + k;
+    } while (*s);
+    return sw_duration_from_seconds(seconds, out_ns);
+}
+
 /* Whole numbers of bytes are parsed exactly (a double would round above 2^53). */
 static int parse_whole(const char *s, uint64_t *out)
 {

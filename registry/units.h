@@ -9,8 +9,14 @@
 #define SW_NS_PER_MS INT64_C(1000000)
 #define SW_NS_PER_S  INT64_C(1000000000)
 
+/* `infinity`, where a field allows it (lifecycle.stop_timeout): never times out. */
+#define SW_DURATION_INFINITE INT64_MAX
+
 /* Parse text into nanoseconds. 0 on success, -1 if malformed or out of range. */
 int sw_parse_duration(const char *text, int64_t *out_ns);
+/* Durations as time.parse_duration reads them (docs/lua-api.md): a duration above, or several
+ * number-and-unit terms in a row ("1m30s", "1h2m3.5s"; each term has a unit). 0 or -1. */
+int sw_parse_duration_terms(const char *text, int64_t *out_ns);
 /* Seconds given as a YAML number. */
 int sw_duration_from_seconds(double seconds, int64_t *out_ns);
 #define SW_UNITS_FRACTION (-2)

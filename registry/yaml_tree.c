@@ -7,6 +7,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "env_subst.h"
+
 typedef struct frame {
     sw_node *node;
     sw_node **kids;
@@ -31,6 +33,7 @@ typedef struct builder {
     sw_node *root;
     int documents;
     bool failed;
+    bool values_failed; /* a value's ${env:} failed: parsing goes on to report every one */
 } builder;
 
 static void fail(builder *b, unsigned line, unsigned col, const char *msg, const char *arg)
@@ -290,6 +293,25 @@ static void close_collection(builder *b, const yaml_mark_t *mark)
     attach(b, n, 1, mark);
 }
 
+/* A mapping key is the scalar at an even position of an open mapping. */
+static bool is_key(const builder *b)
+{
+    const frame *f = b->depth ? &b->stack[b->depth - 1] : NULL;
+    return f && f->node->type == SW_NODE_MAP && f->n % 2 == 0;
+}
+
+/* ${env:NAME} in a value (env_subst.h), before a plain scalar is typed: `port: ${env:PORT}`
+ * reads as a number when PORT is digits, as if written so. */
+static void substitute(builder *b, sw_node *n)
+{
+    if (is_key(b) || !sw_env_subst_needed(n->str, n->len)) return;
+    char err[300];
+    if (sw_env_subst(b->arena, n->str, n->len, &n->str, &n->len, err, sizeof err) != 0) {
+        sw_diags_add(b->diags, b->file, n->line, n->col, NULL, NULL, "%s", err);
+        b->values_failed = true;
+    }
+}
+
 static void on_scalar(builder *b, const yaml_event_t *ev)
 {
     sw_node *n = node_new(b, SW_NODE_SCALAR, &ev->start_mark);
@@ -300,6 +322,7 @@ static void on_scalar(builder *b, const yaml_event_t *ev)
         fail(b, n->line, n->col, "scalar contains a NUL character%s", NULL);
         return;
     }
+    substitute(b, n);
     const char *tag = (const char *)ev->data.scalar.tag;
     if (ev->data.scalar.plain_implicit && !tag) resolve_plain(n);
     else n->scalar = SW_SCALAR_STRING;
@@ -418,6 +441,7 @@ sw_node *sw_yaml_parse(sw_arena *arena, const char *file, const char *buf, size_
     }
     yaml_parser_delete(&parser);
     builder_free(&b);
+    b.failed |= b.values_failed;
     if (!b.failed && b.root && b.root->type == SW_NODE_SCALAR && b.root->scalar == SW_SCALAR_NULL)
         b.root = NULL;
     if (!b.failed && !b.root)

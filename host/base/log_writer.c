@@ -154,12 +154,14 @@ static void drop(sw_log_writer *w, uint64_t lines)
     w->unreported += lines;
 }
 
-void sw_log_writer_put(sw_log_writer *w, const char *line, size_t n)
+bool sw_log_writer_put(sw_log_writer *w, const char *line, size_t n)
 {
+    bool taken;
     pthread_mutex_lock(&w->lock);
     if (w->buffered) {
         queue_notice(w, n);
-        if (ring_push(w, line, n)) {
+        taken = ring_push(w, line, n);
+        if (taken) {
             w->stats.lines++;
             if (w->waiting) pthread_cond_signal(&w->wake);
         } else {
@@ -167,7 +169,7 @@ void sw_log_writer_put(sw_log_writer *w, const char *line, size_t n)
         }
     } else {
         if (w->healthy) write_notice(w);
-        w->healthy = write_all(w, line, n, false);
+        w->healthy = taken = write_all(w, line, n, false);
         if (w->healthy) {
             w->stats.lines++;
             write_notice(w); /* after the first line that got through again */
@@ -176,6 +178,7 @@ void sw_log_writer_put(sw_log_writer *w, const char *line, size_t n)
         }
     }
     pthread_mutex_unlock(&w->lock);
+    return taken;
 }
 
 /* ---- the thread ---- */
@@ -277,7 +280,8 @@ sw_log_writer *sw_log_writer_new(const sw_log_writer_config *c)
     pthread_mutex_init(&w->lock, NULL);
     init_conds(w);
     w->has_thread = pthread_create(&w->thread, NULL, writer_main, w) == 0;
-    if (w->has_thread) pthread_setname_np(w->thread, "steward-log");
+    if (w->has_thread)
+        pthread_setname_np(w->thread, c->thread_name ? c->thread_name : "steward-log");
     else w->buffered = false;
     return w;
 }

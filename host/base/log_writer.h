@@ -30,6 +30,7 @@ typedef struct sw_log_writer_config {
     sw_log_notice_fn notice;
     sw_log_tick_fn tick; /* may be NULL */
     void *arg;
+    const char *thread_name; /* NULL: "steward-log" */
 } sw_log_writer_config;
 
 /* Counters since the start (for tests and benchmarks). */
@@ -42,8 +43,8 @@ typedef struct sw_log_writer_stats {
 sw_log_writer *sw_log_writer_new(const sw_log_writer_config *c);
 /* Takes one whole line (n bytes, '\n' included): buffered, a copy into the ring or a drop;
  * direct, written before the call returns (a failed write is a drop). Never blocks on the
- * reader in buffered mode. */
-void sw_log_writer_put(sw_log_writer *w, const char *line, size_t n);
+ * reader in buffered mode. false when the line was dropped. */
+bool sw_log_writer_put(sw_log_writer *w, const char *line, size_t n);
 /* Asks for a tick at deadline_ns (CLOCK_MONOTONIC) unless one is due earlier. */
 void sw_log_writer_wake_at(sw_log_writer *w, int64_t deadline_ns);
 /* Waits until every line taken so far is written (or dropped), at most timeout_ns; false on

@@ -1,6 +1,8 @@
 /* `steward run DIR -x ID [ARGS...]`: run one process.lua to completion and exit with its code
- * (a returned number; 0 for success; 1 for failure, with the error on stderr). SIGINT or
- * SIGTERM kill the process; a second one exits at once with 1. */
+ * (0 for success; a returned number; 1 for another failure, with the reason on stderr) once
+ * the processes it spawned are gone too: they get CANCEL when it ends and are killed after
+ * the host's shutdown.timeout (docs/lua-api.md "steward run -x"). SIGINT or SIGTERM kill the
+ * process (or, once it ended, what it left); a second one exits at once with 1. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +19,18 @@
 #include "supervisor.h"
 #include "control.h"
 #include "notify.h"
+#include "units.h"
 
 typedef struct exec_state {
     uv_loop_t loop;
-    uv_async_t done;
+    uv_async_t done, gone; /* the process ended; then its tree is gone */
     uv_signal_t sigint, sigterm;
+    uv_timer_t tree_timer; /* kills what is left of the tree after tree_timeout_ns */
+    int64_t tree_timeout_ns;
     sw_runtime *rt;
+    sw_svc_count *tree; /* the processes it spawned, at any depth; NULL: not counted */
     uint64_t pid;
+    bool ended; /* on the loop: the process ended, its tree may be left */
     int signals;
     int code;
     char *error;
@@ -39,14 +46,50 @@ static void on_process_exit(void *arg, uint64_t pid, const sw_exit_info *info)
     uv_async_send(&x->done);
 }
 
-static void on_done(uv_async_t *h) { uv_stop(h->loop); }
+/* Any thread: the last process of the tree is gone. */
+static void on_tree_gone(void *arg) { uv_async_send(&((exec_state *)arg)->gone); }
+
+static void on_gone(uv_async_t *h)
+{
+    exec_state *x = h->data;
+    if (sw_tree_gone(x->tree)) uv_stop(h->loop); /* else a stale call: the next one comes */
+}
+
+static void on_tree_timeout(uv_timer_t *t)
+{
+    exec_state *x = t->data;
+    sw_runtime_kill_tree(x->rt, x->tree);
+}
+
+/* The process ended: done once what it spawned is gone (CANCEL, then a kill after the bound). */
+static void on_done(uv_async_t *h)
+{
+    exec_state *x = h->data;
+    x->ended = true;
+    if (!x->tree || sw_tree_end(x->tree, on_tree_gone, x)) {
+        uv_stop(h->loop);
+        return;
+    }
+    sw_runtime_cancel_tree(x->rt, x->tree);
+    uv_timer_start(&x->tree_timer, on_tree_timeout,
+                   (uint64_t)((x->tree_timeout_ns + SW_NS_PER_MS - 1) / SW_NS_PER_MS), 0);
+}
 
 static void on_signal(uv_signal_t *h, int signum)
 {
     exec_state *x = h->data;
     (void)signum;
     if (++x->signals > 1) _exit(1);
-    sw_runtime_kill(x->rt, x->pid);
+    if (!x->ended) sw_runtime_kill(x->rt, x->pid);
+    else if (x->tree) sw_runtime_kill_tree(x->rt, x->tree); /* what it left */
+}
+
+static uint64_t exec_spawn(exec_state *x, const sw_spawn *s, char *err, size_t errlen)
+{
+    sw_proc *p = sw_proc_prepare(x->rt, s, err, errlen);
+    if (!p) return 0;
+    x->tree = p->svc;
+    return sw_proc_launch(p, s);
 }
 
 /* Log settings: the command line, else the host config, else text at info. */
@@ -63,10 +106,13 @@ sw_log *sw_cli_log(const sw_cli *cli, const sw_host_config *cfg)
 static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg,
                         const sw_entry *e)
 {
-    exec_state x = {.code = 1};
+    exec_state x = {.code = 1, .tree_timeout_ns = cfg->shutdown_timeout_ns};
     sw_log *log = sw_cli_log(cli, cfg);
     uv_loop_init(&x.loop);
     uv_async_init(&x.loop, &x.done, on_done);
+    uv_async_init(&x.loop, &x.gone, on_gone);
+    uv_timer_init(&x.loop, &x.tree_timer);
+    x.done.data = x.gone.data = x.tree_timer.data = &x;
     sw_runtime_config rc;
     sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc); /* the composition root: the runtime gets the Lua modules from here */
@@ -79,9 +125,10 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
                   .argc = cli->exec_argc,
                   .argv = cli->exec_argv,
                   .on_exit = on_process_exit,
-                  .cb_arg = &x};
+                  .cb_arg = &x,
+                  .tree = e->id};
     char err[512];
-    x.pid = sw_proc_spawn(x.rt, &s, err, sizeof err);
+    x.pid = exec_spawn(&x, &s, err, sizeof err);
     if (!x.pid) {
         fprintf(stderr, "%s: %s\n", e->id, err);
         x.code = 1;
@@ -96,10 +143,13 @@ static int exec_process(const sw_cli *cli, const sw_host_config *cfg, const sw_r
         uv_close((uv_handle_t *)&x.sigterm, NULL);
     }
     fflush(stdout);
+    sw_std_streams_flush(&x.rt->std, SW_STD_FLUSH_TIMEOUT_NS); /* and its io output */
     sw_log_flush(log, SW_LOG_FLUSH_TIMEOUT_NS); /* the process's log lines come before its error */
     if (x.error) fprintf(stderr, "%s: %s\n", e->id, x.error);
     sw_runtime_free(x.rt);
     uv_close((uv_handle_t *)&x.done, NULL);
+    uv_close((uv_handle_t *)&x.gone, NULL);
+    uv_close((uv_handle_t *)&x.tree_timer, NULL);
     uv_run(&x.loop, UV_RUN_DEFAULT);
     uv_loop_close(&x.loop);
     sw_log_free(log);
@@ -188,6 +238,8 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     sw_runtime_config rc;
     sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc);
+    rc.service_request = sw_supervisor_service_request; /* the `service` module's door */
+    rc.service_request_arg = &a.sup;
     sw_runtime *rt = sw_runtime_new(reg, log, &rc);
     if (!rt) {
         fprintf(stderr, "steward: cannot start the runtime\n");

@@ -97,6 +97,8 @@ static const sw_field limits_fields[] = {
     {.name = "monitors", .type = SW_F_INT, .offset = LIM(monitors), .min = 1, .max = 1e9},
     {.name = "links", .type = SW_F_INT, .offset = LIM(links), .min = 1, .max = 1e9},
     {.name = "names", .type = SW_F_INT, .offset = LIM(names), .min = 1, .max = 1e9},
+    {.name = "fs_read", .type = SW_F_SIZE, .offset = LIM(fs_read), .flags = SW_F_POSITIVE},
+    {.name = "exec_output", .type = SW_F_SIZE, .offset = LIM(exec_output), .flags = SW_F_POSITIVE},
 };
 static const sw_schema limits_schema = {limits_fields,
                                         sizeof limits_fields / sizeof *limits_fields};
@@ -120,6 +122,9 @@ static const sw_field control_fields[] = {
      .offset = HC(control_request_timeout_ns),
      .flags = SW_F_POSITIVE},
 };
+static const sw_field exec_fields[] = {
+    {.name = "allow", .type = SW_F_BOOL, .offset = HC(exec_allow)}};
+static const sw_schema exec_schema = {exec_fields, 1};
 static const sw_schema security_schema = {security_fields, 1},
                        shutdown_schema = {shutdown_fields, 1}, log_schema = {log_fields, 2},
                        control_schema = {control_fields, 3};
@@ -132,6 +137,7 @@ static const sw_field config_fields[] = {
     {.name = "log", .type = SW_F_OBJECT, .offset = 0, .sub = &log_schema},
     {.name = "control", .type = SW_F_OBJECT, .offset = 0, .sub = &control_schema},
     {.name = "limits", .type = SW_F_OBJECT, .offset = 0, .sub = &limits_schema},
+    {.name = "exec", .type = SW_F_OBJECT, .offset = 0, .sub = &exec_schema},
 };
 static const sw_schema config_schema = {config_fields,
                                         sizeof config_fields / sizeof *config_fields};
@@ -184,8 +190,10 @@ void sw_host_config_free(sw_host_config *c)
 
 void sw_host_config_runtime(const sw_host_config *c, sw_runtime_config *rc)
 {
-    *rc = (sw_runtime_config){
-        .workers = (int)c->workers, .security_relaxed = !c->strict_mode, .limits = c->limits};
+    *rc = (sw_runtime_config){.workers = (int)c->workers,
+                              .security_relaxed = !c->strict_mode,
+                              .limits = c->limits,
+                              .exec_allow = c->exec_allow};
 }
 
 int sw_host_config_read(sw_host_config *c, const char *path)

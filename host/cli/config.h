@@ -20,6 +20,7 @@ typedef struct sw_host_config {
     int64_t control_idle_timeout_ns;    /* control.idle_timeout (60s) */
     int64_t control_request_timeout_ns; /* control.request_timeout (10s) */
     sw_limits limits; /* limits.*; 0 fields: the defaults (docs/security.md "Limits") */
+    bool exec_allow;  /* exec.allow (false): the exec module may start commands */
     void *owner;      /* keeps the parsed file alive */
 } sw_host_config;
 

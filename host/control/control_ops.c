@@ -98,31 +98,57 @@ static json_t *op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time)
                      sw_json_str(text), "cmd", sw_ctl_cmd_name(op->req.cmd), "services", list);
 }
 
-static json_t *reload(sw_supervisor *s, bool all)
+/* The reply to a reload: ok, or each error (one a line in errors). */
+static json_t *reload_reply(bool ok, bool all, const char *errors)
+{
+    if (ok) return ok_reply(all ? "reloaded; every service restarts" : "reloaded");
+    json_t *list = json_array();
+    const char *line = errors;
+    while (line && *line && list) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len && json_array_append_new(list, sw_json_strn(line, len)) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "reload failed: nothing changed",
+                     "errors", list);
+}
+
+/* A reload answers at once, unless validators run: then it waits (sw_ctl_op_poll) for the
+ * supervisor to apply or reject it. true: answered. */
+static bool reload(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
 {
     /* RELOADING=1 / READY=1 around the reload; the notifier drops repeats, so the supervisor
      * may send them too. READY=1 only if the host was ready: else it comes when it is. */
-    if (s->notify) s->notify(s->notify_arg, "RELOADING=1");
+    bool busy = s->validating != NULL; /* refused: the reload under way tells READY=1 */
+    if (s->notify && !busy) s->notify(s->notify_arg, "RELOADING=1");
+    op->reloads = s->reloads;
     char *errors = NULL;
-    int rc = sw_supervisor_reload(s, all, &errors);
-    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
-    json_t *reply;
-    if (rc == 0) reply = ok_reply(all ? "reloaded; every service restarts" : "reloaded");
-    else {
-        json_t *list = json_array();
-        for (char *line = errors, *next; line && *line && list; line = next) {
-            next = strchr(line, '\n');
-            if (next) *next++ = 0;
-            if (*line && json_array_append_new(list, sw_json_str(line)) != 0) {
-                json_decref(list);
-                list = NULL;
-            }
-        }
-        reply = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", "reload failed: nothing changed",
-                          "errors", list);
+    int rc = sw_supervisor_reload(s, op->req.all, &errors);
+    if (rc == 1) { /* validating: the supervisor says READY=1 when it ends */
+        op->deadline = uv_hrtime() + (uint64_t)(op->req.timeout * 1e9);
+        return sw_ctl_op_poll(op, s, reply);
     }
+    if (s->notify && s->ready_sent && !busy) s->notify(s->notify_arg, "READY=1");
+    *reply = reload_reply(rc == 0, op->req.all, errors);
     free(errors);
-    return reply;
+    return true;
+}
+
+static bool reload_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
+{
+    if (s->reloads > op->reloads) {
+        *reply = reload_reply(s->reload_ok, op->req.all, s->reload_errors);
+        return true;
+    }
+    if (uv_hrtime() < op->deadline) return false;
+    char text[128];
+    snprintf(text, sizeof text, "the reload is still being validated after %gs", op->req.timeout);
+    *reply = sw_ctl_error_reply(text);
+    return true;
 }
 
 static json_t *unknown_service(const char *id)
@@ -205,8 +231,8 @@ sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, 
         *reply = sw_ctl_status_one(s, v);
         return SW_CTL_ANSWERED;
     case SW_CTL_RELOAD:
-        *reply = s->shutting_down ? sw_ctl_error_reply("the host is shutting down")
-                                  : reload(s, op->req.all);
+        if (s->shutting_down) *reply = sw_ctl_error_reply("the host is shutting down");
+        else if (!reload(op, s, reply)) return SW_CTL_WAITING;
         return SW_CTL_ANSWERED;
     default:
         if (s->shutting_down && op->req.cmd != SW_CTL_STOP) {
@@ -220,6 +246,7 @@ sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, 
 bool sw_ctl_op_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
 {
     *reply = NULL;
+    if (op->req.cmd == SW_CTL_RELOAD) return reload_poll(op, s, reply);
     bool finished = done(op, s);
     if (!finished && op->req.timeout == 0) { /* asked not to wait */
         *reply = ok_reply("requested");

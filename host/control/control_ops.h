@@ -20,6 +20,8 @@ typedef struct sw_ctl_op {
     size_t *at; /* last seen index in s->svcs of each */
     size_t n_ids;
     uint64_t deadline; /* uv_hrtime */
+    uint64_t reloads;  /* reload under validation: the supervisor's count of ended reloads when it
+                          began (the reply comes when that count grows) */
 } sw_ctl_op;
 
 /* What sw_ctl_op_begin did with a request. */

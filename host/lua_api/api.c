@@ -50,17 +50,7 @@ void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tnam
 
 int sw_api_readonly(lua_State *L)
 {
-    lua_newtable(L);          /* proxy */
-    lua_createtable(L, 0, 4); /* its metatable */
-    lua_pushvalue(L, -3);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, sw_api_readonly_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    sw_vm_readonly_metatable(L, -1); /* rawset and table.insert refuse the proxy too */
-    lua_setmetatable(L, -2);
-    lua_replace(L, -2);
+    sw_vm_readonly_proxy(L, sw_api_readonly_newindex);
     return 1;
 }
 
@@ -83,6 +73,12 @@ OPENER(net, sw_open_net)
 OPENER(funcs, sw_open_funcs)
 OPENER(http, sw_open_http)
 OPENER(supervisor, sw_open_supervisor)
+OPENER(service, sw_open_service)
+OPENER(env, sw_open_env)
+OPENER(uuid, sw_open_uuid)
+OPENER(io, sw_open_io)
+OPENER(fs, sw_open_fs)
+OPENER(exec, sw_open_exec)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -184,6 +180,12 @@ const sw_vm_lib sw_api_libs[] = {{"process", open_process},
                                  {"coroutine", open_coroutine},
                                  {"require", open_require},
                                  {"supervisor", open_supervisor},
+                                 {"service", open_service},
+                                 {"env", open_env},
+                                 {"uuid", open_uuid},
+                                 {"io", open_io},
+                                 {"fs", open_fs},
+                                 {"exec", open_exec},
                                  {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)

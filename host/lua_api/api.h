@@ -42,6 +42,16 @@ int sw_open_net(lua_State *L);
 int sw_open_funcs(lua_State *L);
 int sw_open_http(lua_State *L);
 int sw_open_supervisor(lua_State *L);
+int sw_open_service(lua_State *L);
+int sw_open_env(lua_State *L);
+int sw_open_uuid(lua_State *L);
+int sw_open_io(lua_State *L);
+int sw_open_fs(lua_State *L);
+int sw_open_exec(lua_State *L);
+
+/* The host path of the "volume_id:rel" path at idx (exec's cwd): 0 with out filled, or the
+ * count of (nil, err) pushed (a bad path, no such volume). No guard is checked. */
+int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len);
 
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no
@@ -50,6 +60,10 @@ bool sw_security_allowed(lua_State *L, const char *action, const char *resource)
 /* The same decision without an audit event: for filtering what a call shows (registry.find
  * leaves out what the caller may not read), where nothing was refused. */
 bool sw_security_visible(lua_State *L, const char *action, const char *resource);
+
+/* time.now() and time.sleep(d), for other modules' Lua that waits (lua/io.lua). */
+int sw_api_now(lua_State *L);
+int sw_api_sleep(lua_State *L);
 
 /* The duration at idx (a "250ms"-style string or seconds) in ns, or -1 if it is not one. */
 int64_t sw_api_to_duration(lua_State *L, int idx);

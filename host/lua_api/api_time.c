@@ -1,5 +1,6 @@
 /* The `time` module: now, sleep, after, ticker, on the runtime's process timers (timer.h):
- * this file registers what each firing wakes. ticker:stop() stops one at its next firing. */
+ * this file registers what each firing wakes. ticker:stop() stops one at its next firing.
+ * The wall clock and its text (unix, format, parse: base/timefmt.h) and parse_duration. */
 #include <lauxlib.h>
 #include <stdlib.h>
 
@@ -7,6 +8,7 @@
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
+#include "timefmt.h"
 #include "timer.h"
 #include "units.h"
 
@@ -46,13 +48,13 @@ static sw_timer *arm(lua_State *L, int64_t ns, bool repeat)
     return t;
 }
 
-static int t_now(lua_State *L)
+int sw_api_now(lua_State *L)
 {
     lua_pushnumber(L, sw_time_now());
     return 1;
 }
 
-static int t_sleep(lua_State *L)
+int sw_api_sleep(lua_State *L)
 {
     int64_t ns = sw_api_check_duration(L, 1);
     sw_task *t = sw_task_current(L);
@@ -120,10 +122,65 @@ static int t_ticker(lua_State *L)
     return 1;
 }
 
+/* ---- the wall clock ---- */
+
+static int t_unix(lua_State *L)
+{
+    lua_pushnumber(L, sw_wall_now());
+    return 1;
+}
+
+static int t_format(lua_State *L)
+{
+    double t = luaL_checknumber(L, 1);
+    const char *fmt = luaL_optstring(L, 2, "rfc3339");
+    char out[SW_TIMEFMT_MAX_OUT], err[160];
+    int rc = sw_time_format(t, fmt, out, err, sizeof err);
+    if (rc != 0) return luaL_argerror(L, rc == -1 ? 1 : 2, err);
+    lua_pushstring(L, out);
+    return 1;
+}
+
+static int t_parse(lua_State *L)
+{
+    const char *s = luaL_checkstring(L, 1);
+    const char *fmt = luaL_optstring(L, 2, "rfc3339");
+    double t;
+    char err[256];
+    int rc = sw_time_parse(s, fmt, &t, err, sizeof err);
+    if (rc == -2) return luaL_argerror(L, 2, err);
+    if (rc != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "time.parse: %s", err);
+        return 2;
+    }
+    lua_pushnumber(L, t);
+    return 1;
+}
+
+static int t_parse_duration(lua_State *L)
+{
+    const char *s = luaL_checkstring(L, 1);
+    int64_t ns;
+    if (sw_parse_duration_terms(s, &ns) != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L,
+                        "time.parse_duration: invalid duration \"%s\" (expected e.g. \"1m30s\", "
+                        "\"250ms\", \"1.5h\" or a number of seconds)",
+                        s);
+        return 2;
+    }
+    lua_pushnumber(L, (double)ns / 1e9);
+    return 1;
+}
+
 int sw_open_time(lua_State *L)
 {
-    static const luaL_Reg fns[] = {
-        {"now", t_now}, {"sleep", t_sleep}, {"after", t_after}, {"ticker", t_ticker}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"now", sw_api_now}, {"sleep", sw_api_sleep},
+                                   {"after", t_after},  {"ticker", t_ticker},
+                                   {"unix", t_unix},    {"format", t_format},
+                                   {"parse", t_parse},  {"parse_duration", t_parse_duration},
+                                   {NULL, NULL}};
     lua_newtable(L);
     luaL_register(L, NULL, fns);
     return 1;

@@ -11,6 +11,8 @@
 #include "http_client.h"
 #include "message.h"
 #include "net.h"
+#include "fs.h"
+#include "exec.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
@@ -520,6 +522,8 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
     case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
     case SW_DLV_IO: sw_net_dispatch(p, L, d); break;
     case SW_DLV_HTTP: sw_http_dispatch(p, L, d); break;
+    case SW_DLV_FS: sw_fs_dispatch(p, L, d); break;
+    case SW_DLV_EXEC: sw_exec_dispatch(p, L, d); break;
     }
     return false;
 }

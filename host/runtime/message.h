@@ -76,5 +76,8 @@ void sw_push_node(lua_State *L, const sw_node *n);
 /* Encodes the items of a YAML sequence (NULL or empty: no values) as the values of one
  * message, as sw_msg_encode would from the Lua values. 0, or -1 with err. Thread: any. */
 int sw_msg_encode_nodes(const sw_node *seq, sw_msgbuf *out, char *err, size_t errlen);
+/* The same for n nodes given one by one (a NULL node is a nil value). */
+int sw_msg_encode_node_values(const sw_node *const *v, size_t n, sw_msgbuf *out, char *err,
+                              size_t errlen);
 
 #endif

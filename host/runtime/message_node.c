@@ -45,17 +45,24 @@ void sw_push_node(lua_State *L, const sw_node *n)
     }
 }
 
-int sw_msg_encode_nodes(const sw_node *seq, sw_msgbuf *out, char *err, size_t errlen)
+int sw_msg_encode_node_values(const sw_node *const *v, size_t n, sw_msgbuf *out, char *err,
+                              size_t errlen)
 {
     sw_msgbuf_init(out);
-    if (!seq || seq->n == 0) return 0;
+    if (n == 0) return 0;
     lua_State *L = luaL_newstate();
     if (!L) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (size_t i = 0; i < seq->n; i++) sw_push_node(L, seq->kids[i]);
-    int rc = sw_msg_encode(L, 1, (int)seq->n, (size_t)64 << 20, out, err, errlen);
+    for (size_t i = 0; i < n; i++) sw_push_node(L, v[i]);
+    int rc = sw_msg_encode(L, 1, (int)n, (size_t)64 << 20, out, err, errlen);
     lua_close(L);
     return rc;
+}
+
+int sw_msg_encode_nodes(const sw_node *seq, sw_msgbuf *out, char *err, size_t errlen)
+{
+    return sw_msg_encode_node_values(seq ? (const sw_node *const *)seq->kids : NULL,
+                                     seq ? seq->n : 0, out, err, errlen);
 }

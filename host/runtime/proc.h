@@ -23,6 +23,8 @@ typedef struct sw_runtime sw_runtime;
 typedef struct sw_task sw_task;
 typedef struct sw_net_owned sw_net_owned;
 typedef struct sw_http_owned sw_http_owned;
+typedef struct sw_fs_owned sw_fs_owned;
+typedef struct sw_exec_owned sw_exec_owned;
 
 typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 
@@ -31,7 +33,8 @@ typedef struct sw_exit_info {
     sw_exit_kind kind;
     const char *error; /* FAILED/KILLED: the message, with a traceback when there is one */
     bool retryable;    /* false only for errors.new{retryable = false} */
-    int code;          /* exit code for `run -x`: a returned number, 0 for success, 1 for failure */
+    int code;          /* exit code for `run -x`: 0 for success; a returned number 1..255;
+                          else 1 for a failure */
     const unsigned char *result; /* encoded table {value = ..., error = ...} for EXIT events */
     size_t result_len;
 } sw_exit_info;
@@ -122,8 +125,11 @@ struct sw_proc {
     sw_ready_fn on_ready;
     void *cb_arg;
     char *service;
-    sw_net_owned *net;   /* its sockets (net.c), closed as it ends; NULL: none yet */
-    sw_http_owned *http; /* its HTTP transfers (http_client.c), removed as it ends */
+    sw_net_owned *net;               /* its sockets (net.c), closed as it ends; NULL: none yet */
+    sw_http_owned *http;             /* its HTTP transfers (http_client.c), removed as it ends */
+    struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
+    sw_fs_owned *fs;                 /* its fs requests and open files (fs.c), closed as it ends */
+    sw_exec_owned *exec;             /* its commands (exec.c), killed as it ends */
     /* What it runs as: a reference, or NULL (see sw_spawn). */
     sw_sec_identity *identity;
 };

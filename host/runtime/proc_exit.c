@@ -13,6 +13,8 @@
 #include "mailbox.h"
 #include "message.h"
 #include "net.h"
+#include "fs.h"
+#include "exec.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -119,6 +121,9 @@ void proc_free_state(sw_proc *p)
     while (p->tasks) sw_task_free(p->tasks, NULL); /* waits unlink before the state closes */
     sw_net_proc_end(p);                            /* its sockets close, whatever ended it */
     sw_http_proc_end(p);                           /* and its HTTP transfers go */
+    sw_std_proc_end(p);                            /* and its unfinished io lines */
+    sw_fs_proc_end(p);                             /* its files close */
+    sw_exec_proc_end(p);                           /* its commands' process groups are killed */
     pthread_mutex_lock(&p->lock);
     sw_vm *vm = p->vm;
     p->vm = NULL;
@@ -168,6 +173,7 @@ static void proc_exit(sw_proc *p, exit_state *x)
     if (x->kind != SW_EXIT_OK)
         for (size_t i = 0; i < p->links.n; i++)
             send_event(p->rt, SW_DLV_LINK_DOWN, p->links.v[i], p->id, 0, x);
+    sw_std_proc_end(p); /* its last io line before anyone hears it ended */
     if (p->on_exit) {
         sw_exit_info info = {x->kind, x->error,       x->retryable,
                              x->code, x->result.data, x->result.len};
@@ -219,22 +225,49 @@ static char *returned_error_text(lua_State *co, int idx)
     return strdup(buf);
 }
 
-/* main returned: `value` is success (a number is the exit code), `nil, err` a failure. */
+/* How main's results are judged (docs/lua-api.md "How a process runs"). */
+typedef enum { RETURNED_OK, RETURNED_ERROR, RETURNED_CODE } returned_as;
+
+static returned_as judge_returned(const sw_proc *p, lua_State *co, int n)
+{
+    /* function.lua hands its values back to a caller (funcs): only `nil, err` fails it */
+    bool values = p->entry->kind == SW_KIND_FUNCTION_LUA;
+    bool no_value = n >= 1 && (values ? lua_isnil(co, 1) : !lua_toboolean(co, 1));
+    if (n >= 2 && no_value && !lua_isnil(co, 2)) return RETURNED_ERROR;
+    if (!values && n >= 1 && lua_type(co, 1) == LUA_TNUMBER && lua_tonumber(co, 1) != 0)
+        return RETURNED_CODE;
+    return RETURNED_OK;
+}
+
+/* A non-zero number returned by main: "exited with code N"; `run -x` exits with N when it is
+ * a whole number from 1 to 255 (what a shell can see), else with 1. */
+static void returned_code(exit_state *x, lua_State *co)
+{
+    lua_Number n = lua_tonumber(co, 1);
+    char text[64];
+    snprintf(text, sizeof text, "exited with code " LUA_NUMBER_FMT, n); /* as tostring(n) */
+    x->kind = SW_EXIT_FAILED;
+    x->code = n >= 1 && n <= 255 && n == (lua_Number)(int)n ? (int)n : 1;
+    x->error = strdup(text);
+}
+
+/* main returned: success, or a failure by `nil, err` / `false, err` or a non-zero number. */
 void proc_exit_returned(sw_proc *p, lua_State *co)
 {
     int n = lua_gettop(co);
     exit_state x = {
         .kind = SW_EXIT_OK, .retryable = true, .co = co, .value_idx = n >= 1 ? 1 : 0, .nvalues = n};
-    if (n >= 2 && lua_isnil(co, 1) && !lua_isnil(co, 2)) {
+    switch (judge_returned(p, co, n)) {
+    case RETURNED_ERROR:
         x.kind = SW_EXIT_FAILED;
         x.code = 1;
         x.value_idx = x.nvalues = 0;
-        x.error_idx = 2;
+        x.error_idx = lua_type(co, 2) == LUA_TTABLE ? 2 : 0; /* errors.new: kind, retryable */
         x.error = returned_error_text(co, 2);
         x.retryable = error_retryable(co, 2);
-        if (lua_type(co, 2) != LUA_TTABLE) x.error_idx = 0;
-    } else if (n >= 1 && lua_type(co, 1) == LUA_TNUMBER) {
-        x.code = (int)lua_tointeger(co, 1);
+        break;
+    case RETURNED_CODE: returned_code(&x, co); break;
+    case RETURNED_OK: break;
     }
     proc_exit(p, &x);
 }

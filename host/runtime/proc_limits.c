@@ -45,6 +45,8 @@ void sw_limits_resolve(sw_limits *l)
     if (l->monitors <= 0) l->monitors = SW_LIMIT_PER_PROCESS;
     if (l->links <= 0) l->links = SW_LIMIT_PER_PROCESS;
     if (l->names <= 0) l->names = SW_LIMIT_PER_PROCESS;
+    if (!l->fs_read) l->fs_read = SW_LIMIT_FS_READ;
+    if (!l->exec_output) l->exec_output = SW_LIMIT_EXEC_OUTPUT;
 }
 
 /* ---- per-service counts: a small table of service ids, never shrinking ---- */

@@ -17,7 +17,9 @@
 #define SW_LIMIT_MEMORY_FRACTION   0.8
 #define SW_LIMIT_MAILBOX_MESSAGES  100000
 #define SW_LIMIT_MAILBOX_BYTES     ((uint64_t)64 << 20)
-#define SW_LIMIT_PER_PROCESS       10000 /* monitors, links and names, each */
+#define SW_LIMIT_PER_PROCESS       10000                /* monitors, links and names, each */
+#define SW_LIMIT_FS_READ           ((uint64_t)64 << 20) /* fs.read, file:read(n): bytes */
+#define SW_LIMIT_EXEC_OUTPUT       ((uint64_t)16 << 20) /* exec.run: stdout, stderr each */
 /* A spawn needs this much room under the memory cap: about what a new idle process holds. */
 #define SW_LIMIT_SPAWN_BYTES       ((size_t)32 << 10)
 
@@ -33,7 +35,9 @@ typedef struct sw_limits {
     int64_t mailbox_messages;  /* per process; process.lua limits.mailbox overrides them */
     uint64_t mailbox_bytes;
     int64_t monitors, links,
-        names; /* per process: monitors and links it holds, names it registered */
+        names;            /* per process: monitors and links it holds, names it registered */
+    uint64_t fs_read;     /* bytes fs.read returns at most (and file:read(n) asks for) */
+    uint64_t exec_output; /* bytes exec.run keeps of each of stdout and stderr */
 } sw_limits;
 
 /* Fills every 0 field of l with its default; memory from memory_fraction (default 0.8) of

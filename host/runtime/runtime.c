@@ -141,8 +141,11 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     sw_pidtable_init(&rt->pids);
     pthread_mutex_init(&rt->code_lock, NULL);
     rt->security_relaxed = cfg && cfg->security_relaxed;
+    rt->exec_allow = cfg && cfg->exec_allow;
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
+    rt->service_request = cfg ? cfg->service_request : NULL;
+    rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
     rt->visible = cfg ? cfg->visible : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);
@@ -150,6 +153,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->memory.cap = (size_t)rt->limits.memory;
     atomic_init(&rt->procs, 0);
     sw_svc_counts_init(&rt->services);
+    sw_std_streams_init(&rt->std);
     pthread_mutex_init(&rt->security_lock, NULL);
     char err[256];
     sw_security_set *set = sw_security_compile(reg, err, sizeof err);
@@ -217,6 +221,7 @@ void sw_runtime_free(sw_runtime *rt)
     pthread_mutex_destroy(&rt->security_lock);
     sw_pidtable_destroy(&rt->pids);
     sw_svc_counts_free(&rt->services);
+    sw_std_streams_free(&rt->std); /* after the processes: their last lines are in */
     free(rt);
 }
 

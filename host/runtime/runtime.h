@@ -15,12 +15,33 @@
 #include "pidtable.h"
 #include "registry.h"
 #include "security.h"
+#include "std_streams.h"
 #include "security_audit.h"
 #include "security_token.h"
 #include "worker.h"
 
 /* The host's check of a guarded call (see sw_proc_ctx.allowed). */
 typedef bool (*sw_guard_fn)(lua_State *L, const char *action, const char *resource);
+
+/* What a process of a service asks of the service's supervisor (the `service` module,
+ * docs/lua-api.md): the runtime only carries the hook from the composition root to the Lua
+ * modules, which cannot include the supervisor. */
+typedef enum {
+    SW_SVC_REQ_READY,        /* the service is ready (from a process of its tree) */
+    SW_SVC_REQ_SET_POLICY,   /* `policy` judges the end of the current run */
+    SW_SVC_REQ_CLEAR_POLICY, /* the registry's lifecycle.restart judges it again */
+    SW_SVC_REQ_RESET_BACKOFF /* the next end counts as the first */
+} sw_svc_req_kind;
+
+typedef struct sw_svc_request {
+    sw_svc_req_kind kind;
+    const char *service; /* the service id (borrowed for the call) */
+    sw_restart policy;   /* SET_POLICY */
+} sw_svc_request;
+
+/* Hands rq to the supervisor, which applies it on its own thread after everything the calling
+ * process sent before. 0, or -1 when out of memory. Thread: any. */
+typedef int (*sw_svc_request_fn)(void *arg, const sw_svc_request *rq);
 
 typedef struct sw_host_pool {
     const char *id; /* process.host id */
@@ -55,14 +76,18 @@ typedef struct sw_runtime {
     _Atomic(sw_security_set *) security;
     pthread_mutex_t security_lock;
     bool security_relaxed; /* security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow: the exec module may start commands */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
+    sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
+    void *service_request_arg;
     /* The guard's decision without an audit event (sw_proc_ctx.visible). */
     sw_guard_fn visible;
     sw_limits limits;       /* resolved: every field set */
     sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
     atomic_llong procs;     /* processes holding a state (prepared or running) */
     sw_svc_counts services; /* processes spawned by each service's processes */
+    sw_std_streams std;     /* stdout and stderr as the io module writes them */
     /* The stores of security.token_store entries, made on first use (NULL: out of memory). */
     sw_token_stores *tokens;
     /* The audit log's limiter (docs/security.md "Audit"); NULL: nothing is held back. */
@@ -74,11 +99,16 @@ typedef struct sw_runtime_config {
     size_t max_message;    /* 0 = 64MB */
     uint64_t slice_ns;     /* 0 = SW_SLICE_NS */
     bool security_relaxed; /* host config security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow (false) */
     /* Handed down by the composition root (the runtime includes no binding): the lazily
      * opened Lua modules of every process (sw_vm_set_libs; static, outliving the runtime),
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
     const sw_vm_lib *libs;
     sw_guard_fn guard;
+    /* The supervisor's door for the `service` module, also handed down by the composition
+     * root; NULL: no supervisor (`run -x`, tests). */
+    sw_svc_request_fn service_request;
+    void *service_request_arg;
     /* The guard without its audit event; NULL: guard. */
     sw_guard_fn visible;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */

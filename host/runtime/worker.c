@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "exec.h"
 #include "http_client.h"
 #include "proc.h"
 #include "vm.h"
@@ -275,6 +276,7 @@ void sw_workers_stop(sw_workers *ws)
         sw_proc *p;
         while ((p = pop(w, false))) sw_proc_release(p);
         sw_http_worker_stop(w); /* its transfers, polls and timer, before the loop's handles */
+        sw_exec_worker_stop(w); /* commands let go of, not reaped yet */
         uv_walk(&w->loop, close_handle, NULL);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);

@@ -194,6 +194,24 @@ static void tree_timeout_fired(uv_timer_t *t)
     sup_settle(v->sup);
 }
 
+/* stop_timeout (docs/supervision.md "Stopping and shutdown"): 0 kills at once without CANCEL
+ * (OTP's brutal_kill); infinity waits as long as it takes (the shutdown timeout still bounds a
+ * shutdown); past the shutdown timeout nothing waits any more. */
+static int64_t stop_timeout(const sw_svc *v)
+{
+    return v->entry->as.service.lifecycle.stop_timeout_ns;
+}
+
+static bool kill_at_once(const sw_svc *v)
+{
+    return stop_timeout(v) == 0 || v->sup->shutdown_expired;
+}
+
+static void arm_stop_timeout(sw_svc *v, uv_timer_cb cb)
+{
+    if (stop_timeout(v) != SW_DURATION_INFINITE) sup_arm(&v->timer, cb, stop_timeout(v));
+}
+
 static void backoff_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
@@ -303,6 +321,7 @@ void svc_start(sw_svc *v)
 {
     if (v->run_start) v->restarts++;
     v->next_attempt_at = 0;
+    v->run_policy.set = false; /* set_restart_policy holds for one run */
     svc_enter(v, SW_SUB_STARTING, NULL, -1);
     if (service_args(v) != 0) {
         svc_enter(v, SW_SUB_FAILED_FOR_GOOD, "input cannot be passed to the process", -1);
@@ -381,27 +400,49 @@ void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason)
     svc_enter(v, down(st), reason, -1);
 }
 
-/* The failure's text; its traceback, if any, is logged once, on its own. */
-static void end_reason(sw_svc *v, bool ok, const char *error, char *reason, size_t size)
+/* The end's text. A failure of its process (raised, returned, a limit; not a kill) is also
+ * logged as its own "process failed" event, with the traceback when there is one: the state
+ * event keeps only the message. */
+static void end_reason(sw_svc *v, sw_exit_kind kind, const char *error, char *reason, size_t size)
 {
     const char *why = v->sub == SW_SUB_START_TIMED_OUT ? v->reason
-                      : ok                             ? "returned"
+                      : kind == SW_EXIT_OK             ? "returned"
                       : error                          ? error
                                                        : "failed";
     snprintf(reason, size, "%s", why ? why : "failed");
     char *trace = strstr(reason, "\nstack traceback:");
-    if (!trace) return;
-    *trace = 0;
-    sw_log_field f[2] = {
-        {.key = "error", .type = SW_LF_STR, .s = reason},
-        {.key = "traceback", .type = SW_LF_STR, .s = strstr(error, "stack traceback:")}};
-    sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, 2);
+    if (trace) *trace = 0;
+    if (kind != SW_EXIT_FAILED || v->sub == SW_SUB_START_TIMED_OUT) return;
+    sw_log_field f[2] = {{.key = "error", .type = SW_LF_STR, .s = reason},
+                         {.key = "traceback",
+                          .type = SW_LF_STR,
+                          .s = trace ? strstr(error, "stack traceback:") : NULL}};
+    sw_log_write(v->sup->log, SW_LOG_ERROR, v->entry->id, "process failed", f, trace ? 2 : 1);
+}
+
+const sw_restart *svc_restart(const sw_svc *v)
+{
+    return v->run_policy.set ? &v->run_policy.r : &v->entry->as.service.lifecycle.restart;
+}
+
+void svc_request(sw_svc *v, const sw_svc_request *rq)
+{
+    if (!v->pid && v->sub != SW_SUB_ENDING && v->sub != SW_SUB_ENDING_KILLED) return;
+    switch (rq->kind) {
+    case SW_SVC_REQ_READY: svc_ready(v, v->pid); break;
+    case SW_SVC_REQ_SET_POLICY:
+        v->run_policy.r = rq->policy;
+        v->run_policy.set = true;
+        break;
+    case SW_SVC_REQ_CLEAR_POLICY: v->run_policy.set = false; break;
+    case SW_SVC_REQ_RESET_BACKOFF: v->attempt = 0; break; /* Akka's manual reset */
+    }
 }
 
 /* Whether the service's own policy restarts it after this end. */
 static bool restart_worthy(const sw_svc *v, bool ok, bool retryable)
 {
-    int policy = v->entry->as.service.lifecycle.restart.policy;
+    int policy = svc_restart(v)->policy;
     bool restart = policy == SW_RESTART_ALWAYS || (policy == SW_RESTART_ON_FAILURE && !ok);
     if (!ok && !retryable) restart = false;
     /* ended by itself during shutdown or a stop by hand (before its CANCEL came): it keeps
@@ -411,7 +452,7 @@ static bool restart_worthy(const sw_svc *v, bool ok, bool retryable)
 
 static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, svc_end *out)
 {
-    const sw_restart *r = &v->entry->as.service.lifecycle.restart;
+    const sw_restart *r = svc_restart(v);
     sw_svc_state st = ok ? SW_SVC_STOPPED : SW_SVC_FAILED;
     if (!restart_worthy(v, ok, retryable)) {
         svc_enter(v, for_good_of(down(st)), reason, -1);
@@ -436,9 +477,10 @@ static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *e
 {
     if (stop_requested(
             v->sub)) { /* an explicit stop or shutdown: terminal, whatever the end looked like */
-        const char *why = killed(v->sub) ? "killed after stop_timeout"
-                          : v->held_by   ? "restarting"
-                                         : "stopped";
+        const char *why = !killed(v->sub)            ? (v->held_by ? "restarting" : "stopped")
+                          : v->sup->shutdown_expired ? "killed after shutdown.timeout"
+                          : stop_timeout(v) == 0     ? "killed at once (stop_timeout: 0)"
+                                                     : "killed after stop_timeout";
         svc_enter(v, SW_SUB_STOPPED, why, -1);
         return;
     }
@@ -447,7 +489,7 @@ static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *e
         v->attempt = 0; /* a stable run */
     bool ok = kind == SW_EXIT_OK;
     char reason[1024];
-    end_reason(v, ok, error, reason, sizeof reason);
+    end_reason(v, kind, error, reason, sizeof reason);
     if (!ok) record_error(v, reason);
     policy_end(v, ok, retryable, reason, out);
     if (sw_svc_for_good(v)) svc_drop_standby(v);
@@ -470,8 +512,13 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
         svc_enter(
             v, SW_SUB_ENDING,
             v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
+    if (kill_at_once(v)) {
+        shift(v, SW_SUB_ENDING_KILLED);
+        sw_runtime_kill_tree(v->sup->rt, v->tree);
+        return true;
+    }
     sw_runtime_cancel_tree(v->sup->rt, v->tree); /* after the event: its CANCELs come after it */
-    sup_arm(&v->timer, tree_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
+    arm_stop_timeout(v, tree_timeout_fired);
     return true;
 }
 
@@ -517,11 +564,16 @@ void svc_begin_stop(sw_svc *v)
     }
     if (!v->pid || sw_svc_view(v->sub) == SW_SVC_STOPPING) return;
     uv_timer_stop(&v->timer);
-    svc_enter(v, killed(v->sub) ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
+    bool brutal = kill_at_once(v);
+    svc_enter(v, killed(v->sub) || brutal ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
               s->shutting_down ? "shutdown" : "stop requested", -1);
+    if (brutal) {
+        sw_runtime_kill(s->rt, v->pid);
+        return;
+    }
     sw_delivery *d = sw_delivery_new(SW_DLV_CANCEL, 0, 0, NULL, NULL, 0);
     if (d) sw_runtime_deliver(s->rt, v->pid, d);
-    sup_arm(&v->timer, stop_timeout_fired, v->entry->as.service.lifecycle.stop_timeout_ns);
+    arm_stop_timeout(v, stop_timeout_fired);
 }
 
 void svc_kill(sw_svc *v)

@@ -67,6 +67,13 @@ void svc_set_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_t del
 /* Down with (st, reason), logged, for a restart under way (held): no timer, not for good. */
 void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason);
 
+/* The restart policy that judges the end of v's current run: the run's own
+ * (service.set_restart_policy), else its entry's. */
+const sw_restart *svc_restart(const sw_svc *v);
+/* A request of the `service` module about v's current run (ignored when no run is under way:
+ * it came after the run's end, which is told after everything its processes sent). */
+void svc_request(sw_svc *v, const sw_svc_request *rq);
+
 /* Stops v now: CANCEL (killed after stop_timeout) if it runs; a pending start or a scheduled
  * restart is cancelled. Nothing if it is down or already stopping. */
 void svc_begin_stop(sw_svc *v);

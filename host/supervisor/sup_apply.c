@@ -198,23 +198,49 @@ static void settle_groups(sw_supervisor *s)
 
 /* ---- stopping ---- */
 
-/* Stops every service in `stopping` whose dependents and later siblings in it are down; true
- * while any of them is still active. */
+enum { DEPS_UNKNOWN, DEPS_DOWN, DEPS_ACTIVE };
+
+/* Whether a service in `stopping` that depends on i, directly or through services that are
+ * already down (stopped, inactive: mid in db <- mid <- top), is still active: then i waits
+ * (docs/supervision.md "Stopping and shutdown"). An active dependent outside `stopping` keeps
+ * running and does not hold i back, as before. Memoized in seen per wave: each service is
+ * walked once. */
+static bool dependents_active(sw_supervisor *s, size_t i, const bool *stopping, unsigned char *seen)
+{
+    if (seen[i] != DEPS_UNKNOWN) return seen[i] == DEPS_ACTIVE;
+    seen[i] = DEPS_DOWN; /* the graph has no cycles; this only guards against one */
+    const sw_svc *v = s->svcs[i];
+    for (size_t k = 0; k < v->n_dependents; k++) {
+        size_t d = v->dependents[k];
+        bool active = sw_svc_active(s->svcs[d]);
+        if ((active && stopping[d]) || (!active && dependents_active(s, d, stopping, seen))) {
+            seen[i] = DEPS_ACTIVE;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Stops every service in `stopping` whose dependents (transitively) and later siblings in it
+ * are down; true while any of them is still active. */
 static bool stop_wave(sw_supervisor *s, const bool *stopping)
 {
+    unsigned char *seen = calloc(s->n ? s->n : 1, 1);
+    if (!seen) return true; /* out of memory: the next wave, or the shutdown timeout */
     bool any_active = false;
     for (size_t i = 0; i < s->n; i++) {
         sw_svc *v = s->svcs[i];
-        if (!stopping[i]) continue;
-        if (sw_svc_waiting(v) || v->sub == SW_SUB_AWAIT_STANDBY) svc_begin_stop(v);
-        if (!sw_svc_active(v)) continue;
-        any_active = true;
-        bool others_down = !sup_later_sibling_active(v, stopping);
-        for (size_t k = 0; k < v->n_dependents && others_down; k++)
-            if (stopping[v->dependents[k]] && sw_svc_active(s->svcs[v->dependents[k]]))
-                others_down = false;
-        if (others_down) svc_begin_stop(v);
+        if (stopping[i] && (sw_svc_waiting(v) || v->sub == SW_SUB_AWAIT_STANDBY))
+            svc_begin_stop(v); /* nothing runs: the restart to come is cancelled */
     }
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = s->svcs[i];
+        if (!stopping[i] || !sw_svc_active(v)) continue;
+        any_active = true;
+        if (!sup_later_sibling_active(v, stopping) && !dependents_active(s, i, stopping, seen))
+            svc_begin_stop(v);
+    }
+    free(seen);
     return any_active;
 }
 

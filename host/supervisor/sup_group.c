@@ -227,8 +227,7 @@ static int64_t next_delay(const sw_restart *r, int64_t *attempt)
 
 static const sw_restart *restart_of(const sw_child *c)
 {
-    return c->svc ? &c->svc->entry->as.service.lifecycle.restart
-                  : &c->grp->entry->as.group.lifecycle.restart;
+    return c->svc ? svc_restart(c->svc) : &c->grp->entry->as.group.lifecycle.restart;
 }
 
 /* The members of child c stop (if they run) and wait for holder h; temporary bystanders

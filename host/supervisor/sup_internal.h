@@ -67,6 +67,8 @@ void sup_on_exit(void *arg, uint64_t pid, const sw_exit_info *info);
 void sup_on_ready(void *arg, uint64_t pid);
 void sup_on_prepared(void *tag, sw_proc *p);
 void sup_on_tree_gone(void *arg);
+/* A reload's validator ended (arg: the supervisor). */
+void sup_on_validator_exit(void *arg, uint64_t pid, const sw_exit_info *info);
 
 /* ---- groups (sup_group.c) ---- */
 
@@ -114,6 +116,24 @@ void sup_reload_free(sup_reload *r);
 /* Once the new services are in place: the changed ones and their dependents restart (held by
  * hand, fresh if they had failed for good); auto-start services and groups new to s start. */
 void sup_reload_steps(sw_supervisor *s, const bool *changed, sup_plan *p);
+
+/* Applies a reload that passed its checks: the new snapshot in place, what changed restarts,
+ * what is new starts; r is freed. supervisor.c. */
+void sup_reload_apply(sw_supervisor *s, sup_reload *r, bool restart_all);
+/* Records a reload that changed nothing (errors: its reasons, one a line; copied). */
+void sup_reload_rejected(sw_supervisor *s, const char *errors);
+
+/* ---- reload validation (sup_validate.c) ---- */
+
+/* Starts the validators of the changed services of r that have a lifecycle.validate, as
+ * processes of the new snapshot. false: there are none, r is untouched and the caller applies
+ * it. true: r is taken (the caller's is emptied) and applied, or rejected and freed, once every
+ * validator has answered or timed out (start_timeout), in a later entry point. */
+bool sup_validate_begin(sw_supervisor *s, sup_reload *r, bool restart_all);
+/* Validator pid ended (MSG_VALIDATED): kind and error by the return convention. */
+void sup_validate_ended(sw_supervisor *s, uint64_t pid, sw_exit_kind kind, const char *error);
+/* Rejects the reload under validation, if any, with reason: its validators are killed. */
+void sup_validate_cancel(sw_supervisor *s, const char *reason);
 
 /* Handles the messages worker threads queued (exits, readiness, standbys). supervisor.c. */
 void sup_drain(sw_supervisor *s);

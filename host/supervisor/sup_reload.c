@@ -3,7 +3,8 @@
  * id: removed ones stop (highest start level first), added auto-start ones start, and those
  * whose content changed (registry/change.c) restart with everything that depends on them,
  * dependency order kept by the usual waves. This file reads the supervisor and returns what it
- * found (sup_reload) and plans; sw_supervisor_reload (supervisor.c) applies them. */
+ * found (sup_reload) and plans; sw_supervisor_reload (supervisor.c) applies them, once the
+ * changed services' validators, if any, have accepted (sup_validate.c). */
 #include <stdlib.h>
 #include <string.h>
 

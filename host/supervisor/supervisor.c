@@ -13,7 +13,14 @@
 #include "sup_internal.h"
 #include "units.h"
 
-typedef enum { MSG_EXIT, MSG_READY, MSG_STANDBY, MSG_TREE_GONE } msg_type;
+typedef enum {
+    MSG_EXIT,
+    MSG_READY,
+    MSG_STANDBY,
+    MSG_TREE_GONE,
+    MSG_SERVICE,  /* a request of the `service` module */
+    MSG_VALIDATED /* a reload's validator ended */
+} msg_type;
 
 struct sw_sup_msg {
     sw_sup_msg *next;
@@ -25,6 +32,7 @@ struct sw_sup_msg {
     char *error;
     sw_proc *proc;         /* MSG_STANDBY: the prepared process, or NULL */
     const sw_entry *entry; /* MSG_STANDBY: the service entry it was made for */
+    sw_svc_request rq;     /* MSG_SERVICE; rq.service is the message's own copy */
 };
 
 /* ---- messages from worker threads ---- */
@@ -83,6 +91,41 @@ void sup_on_tree_gone(void *arg)
     post(v->sup, m);
 }
 
+int sw_supervisor_service_request(void *arg, const sw_svc_request *rq)
+{
+    sw_supervisor *s = arg;
+    sw_sup_msg *m = calloc(1, sizeof *m);
+    char *id = m ? strdup(rq->service) : NULL;
+    if (!id) {
+        free(m);
+        return -1;
+    }
+    *m = (sw_sup_msg){.type = MSG_SERVICE, .rq = *rq};
+    m->rq.service = id;
+    post(s, m);
+    return 0;
+}
+
+void sup_on_validator_exit(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    sw_supervisor *s = arg;
+    sw_sup_msg *m = calloc(1, sizeof *m);
+    if (!m) return; /* its reload is rejected when its start_timeout passes */
+    *m = (sw_sup_msg){.type = MSG_VALIDATED,
+                      .pid = pid,
+                      .kind = info->kind,
+                      .error = info->error ? strdup(info->error) : NULL};
+    post(s, m);
+}
+
+/* A request of a service's process, about its current run (a service a reload removed is
+ * found no more: its request is dropped). */
+static void service_request(sw_supervisor *s, const sw_svc_request *rq)
+{
+    sw_svc *v = sw_supervisor_find(s, rq->service);
+    if (v) svc_request(v, rq);
+}
+
 /* A run ended: its own policy judges; a restart-worthy end in a group is its group's to plan. */
 static void ended(sw_supervisor *s, sw_svc *v, const sw_sup_msg *m)
 {
@@ -101,6 +144,8 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
 {
     if (m->type == MSG_STANDBY) svc_standby_arrived(m->svc, m->proc, m->entry);
     else if (m->type == MSG_READY) svc_ready(m->svc, m->pid);
+    else if (m->type == MSG_SERVICE) service_request(s, &m->rq);
+    else if (m->type == MSG_VALIDATED) sup_validate_ended(s, m->pid, m->kind, m->error);
     else ended(s, m->svc, m);
 }
 
@@ -117,8 +162,9 @@ void sup_drain(sw_supervisor *s)
         /* A service that became ready lets its dependents start now, before a later message
          * of the batch (its own end, for a one-shot that returns right after ready()) can
          * make it look as if it never ran: as when each message was settled on its own. */
-        if (m->type == MSG_READY && s->changed) sup_settle(s);
+        if ((m->type == MSG_READY || m->type == MSG_SERVICE) && s->changed) sup_settle(s);
         free(m->error);
+        free((char *)m->rq.service);
         free(m);
         m = next;
     }
@@ -158,6 +204,7 @@ static void shutdown_timed_out(uv_timer_t *t)
 {
     sw_supervisor *s = t->data;
     sw_log_write(s->log, SW_LOG_WARN, NULL, "shutdown timeout: killing what is left", NULL, 0);
+    s->shutdown_expired = true;
     for (size_t i = 0; i < s->n; i++) svc_kill(s->svcs[i]);
     for (size_t i = 0; i < s->n_retired; i++) svc_kill(s->retired[i]);
     sup_settle(s);
@@ -170,6 +217,7 @@ void sw_supervisor_shutdown(sw_supervisor *s)
     s->shutting_down = true;
     s->changed = true;
     sw_log_write(s->log, SW_LOG_INFO, NULL, "shutting down", NULL, 0);
+    sup_validate_cancel(s, "the host is shutting down");
     if (s->notify) s->notify(s->notify_arg, "STOPPING=1");
     sup_plan p = {0}; /* no group restarts any more */
     for (size_t k = 0; k < s->n_grps; k++) {
@@ -354,26 +402,58 @@ static void log_reloaded(sw_supervisor *s, const sup_reload *r, bool restart_all
     sw_log_write(s->log, SW_LOG_INFO, NULL, "reloaded", f, 4);
 }
 
+/* How a reload ended, for whoever waits on it (the control socket). */
+static void record_outcome(sw_supervisor *s, bool ok, const char *errors)
+{
+    s->reloads++;
+    s->reload_ok = ok;
+    free(s->reload_errors);
+    s->reload_errors = errors ? strdup(errors) : NULL;
+    s->changed = true; /* the subscriber hears of it */
+}
+
+void sup_reload_apply(sw_supervisor *s, sup_reload *r, bool restart_all)
+{
+    install(s, r);
+    sup_plan p = {0};
+    sup_reload_steps(s, r->changed, &p);
+    sup_apply(s, &p);
+    log_reloaded(s, r, restart_all);
+    sup_reload_free(r);
+    record_outcome(s, true, NULL);
+    sup_settle(s);
+    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1"); /* else when it settles */
+}
+
+void sup_reload_rejected(sw_supervisor *s, const char *errors)
+{
+    record_outcome(s, false, errors);
+    if (s->notify && s->ready_sent && !s->shutting_down) s->notify(s->notify_arg, "READY=1");
+}
+
 int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors)
 {
-    if (s->shutting_down) {
-        if (errors) *errors = strdup("the host is shutting down");
+    if (s->shutting_down || s->validating) {
+        const char *why = s->shutting_down ? "the host is shutting down"
+                                           : "a reload is being validated: try again when it ends";
+        if (!s->shutting_down) {
+            sw_log_field f = {.key = "error", .type = SW_LF_STR, .s = why};
+            sw_log_write(s->log, SW_LOG_WARN, NULL, "reload refused", &f, 1);
+        }
+        if (errors) *errors = strdup(why);
         return -1;
     }
     if (s->notify) s->notify(s->notify_arg, "RELOADING=1");
     sup_reload r;
-    if (sup_reload_plan(s, restart_all, &r, errors) != 0) {
-        if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1");
+    char *text = NULL;
+    if (sup_reload_plan(s, restart_all, &r, &text) != 0) {
+        sup_reload_rejected(s, text);
+        if (errors) *errors = text;
+        else free(text);
         return -1;
     }
-    install(s, &r);
-    sup_plan p = {0};
-    sup_reload_steps(s, r.changed, &p);
-    sup_apply(s, &p);
-    log_reloaded(s, &r, restart_all);
-    sup_reload_free(&r);
-    sup_settle(s);
-    if (s->notify && s->ready_sent) s->notify(s->notify_arg, "READY=1"); /* else when it settles */
+    if (sup_validate_begin(s, &r, restart_all)) return 1; /* applied or rejected later */
+    sup_reload_apply(s, &r, restart_all);
     return 0;
 }
 
@@ -437,6 +517,7 @@ void sw_supervisor_close(sw_supervisor *s)
     s->on_change = NULL;
     sw_preparer_stop(&s->preparer);
     sup_drain(s); /* frees messages still queued (standbys are discarded: shutting down) */
+    sup_validate_cancel(s, "the host is shutting down");
     sw_wake_close(&s->wake, NULL);
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) svc_free(s->svcs[i]);
@@ -446,5 +527,6 @@ void sw_supervisor_close(sw_supervisor *s)
     free(s->svcs);
     free(s->retired);
     sw_registry_free(s->reg);
+    free(s->reload_errors);
     pthread_mutex_destroy(&s->lock);
 }

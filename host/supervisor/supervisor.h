@@ -107,7 +107,12 @@ typedef struct sw_svc {
     size_t retired_level;       /* removed by a reload: its old start level (stops highest first) */
     struct sw_proc *standby;    /* in a crash loop: the next run, created ahead (preparer.h) */
     const sw_entry *standby_of; /* the entry it was made for */
-    struct {                    /* the input list encoded as main's arguments, once per entry */
+    struct { /* service.set_restart_policy: judges the current run's end instead of the entry's
+                   lifecycle.restart; dropped when the next run starts */
+        bool set;
+        sw_restart r;
+    } run_policy;
+    struct { /* the input list encoded as main's arguments, once per entry */
         unsigned char *data;
         size_t len;
         const sw_entry *of;
@@ -145,6 +150,7 @@ struct sw_grp {
 };
 
 typedef struct sw_sup_msg sw_sup_msg;
+typedef struct sup_validation sup_validation;
 
 struct sw_supervisor {
     uv_loop_t *loop;
@@ -165,6 +171,8 @@ struct sw_supervisor {
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
+    /* The shutdown timeout passed: whatever is left is killed at once. */
+    bool shutdown_expired;
     bool ready_sent; /* READY=1 told since the start or the last reload */
     bool changed;    /* a service or group changed in this entry point */
     bool telling;    /* the change subscriber is being called */
@@ -175,6 +183,12 @@ struct sw_supervisor {
      * Optional; called on the loop's thread. */
     void (*notify)(void *arg, const char *state);
     void *notify_arg;
+    /* Reload with validation (sup_validate.c): the reload whose validators run, or NULL; the
+     * count of reloads that ended (applied or rejected) and how the last one ended. */
+    sup_validation *validating;
+    uint64_t reloads;
+    bool reload_ok;
+    char *reload_errors; /* the last one's reasons, one a line (malloc'd), or NULL */
 };
 
 /* Every function here runs on the loop's thread, and none calls back into its caller except
@@ -202,8 +216,14 @@ int sw_supervisor_restart_one(sw_supervisor *s, const char *id);
 /* Reload (SIGHUP; SIGUSR2 with restart_all): loads the app directory again; on any error logs
  * every one and changes nothing (returns -1 and, if errors is not NULL, a malloc'd text of
  * them for the caller to free); else applies the difference (docs/supervision.md) and
- * returns 0. Services removed keep their memory until they are down. */
+ * returns 0. Services removed keep their memory until they are down. When changed services
+ * have a lifecycle.validate, returns 1 at once: their validators run as processes and the
+ * reload is applied or rejected later, in another entry point, which counts `reloads` and
+ * sets `reload_ok` and `reload_errors`. A reload while one is validated is refused (-1). */
 int sw_supervisor_reload(sw_supervisor *s, bool restart_all, char **errors);
+/* The `service` module's door (sw_svc_request_fn, runtime.h; arg: the supervisor): queues rq
+ * for the loop, which applies it to the named service's current run. Thread: any. */
+int sw_supervisor_service_request(void *arg, const sw_svc_request *rq);
 /* The service of an id, or NULL; for status queries. Borrowed: valid until the next entry
  * point (a reload may free a removed service once it is down). */
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);

@@ -253,6 +253,9 @@ void sw_vm_finish(sw_vm *vm);
  * and rawget see the empty proxy: process code reads module fields by name.
  * Raises when out of memory. Thread: the vm's. */
 void sw_vm_readonly_metatable(lua_State *L, int idx);
+/* Replaces the table at the top of the stack with such a proxy of it, whose __newindex is
+ * newindex (it raises the caller's message). Thread: the vm's. */
+void sw_vm_readonly_proxy(lua_State *L, lua_CFunction newindex);
 
 /* Compiles Lua source text (never a binary chunk) to bytecode in a scratch state, for the
  * host's code cache. *out is malloc'd. 0, or -1 with a message in err. Thread: any. */

@@ -151,6 +151,21 @@ void sw_vm_readonly_metatable(lua_State *L, int idx)
     lua_rawset(L, idx);
 }
 
+void sw_vm_readonly_proxy(lua_State *L, lua_CFunction newindex)
+{
+    lua_newtable(L);          /* proxy */
+    lua_createtable(L, 0, 4); /* its metatable */
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    sw_vm_readonly_metatable(L, -1); /* rawset and table.insert refuse the proxy too */
+    lua_setmetatable(L, -2);
+    lua_replace(L, -2);
+}
+
 /* Whether the table at idx is a read-only proxy: a look at its metatable, if it has one.
  * A proxy is always empty, so table.insert asks only about empty tables. */
 static int readonly(lua_State *L, int idx)

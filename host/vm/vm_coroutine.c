@@ -1,7 +1,7 @@
 /* Host yields (preemption, sw_vm_block) pass through user coroutines: the sandbox's
  * coroutine.resume and coroutine.wrap are Lua wrappers (lua/coroutine.lua, shipped as
- * bytecode) around three C functions here, step, pass and back; coroutine.running hides root
- * coroutines. vm_sandbox.c opens the library lazily and allow-lists it first. */
+ * bytecode) around three C functions here, step, pass and back; coroutine.running,
+ * isyieldable and yield treat root coroutines as Lua treats its main thread. vm_sandbox.c opens the library lazily and allow-lists it first. */
 #include "vm_internal.h"
 
 #include <lauxlib.h>
@@ -122,6 +122,23 @@ static int co_running(lua_State *L)
     return 1;
 }
 
+/* coroutine.isyieldable: false in a root coroutine, as in Lua's main thread: the scheduler's
+ * resume of it is not the process's to yield to. */
+static int co_isyieldable(lua_State *L)
+{
+    lua_pushboolean(L, L != sw_vm_of(L)->co && lua_isyieldable(L));
+    return 1;
+}
+
+/* coroutine.yield: in a root coroutine an error, as yielding from Lua's main thread (so
+ * `pcall(coroutine.yield)` returns false instead of ending the process); elsewhere a plain
+ * yield to the resumer. */
+static int co_yield (lua_State *L)
+{
+    if (L == sw_vm_of(L)->co) return luaL_error(L, "attempt to yield from outside a coroutine");
+    return lua_yield(L, lua_gettop(L));
+}
+
 /* resume and wrap are Lua, because only Lua frames can yield and later continue; the reason
  * for a yield is read by step in C. A preemption or block of the inner coroutine makes the
  * wrapper yield outward (pass) and step in again when resumed. Stripped bytecode: the
@@ -140,4 +157,8 @@ void vm_coroutine_bind(lua_State *L, int t)
     lua_setfield(L, t, "resume");
     lua_pushcfunction(L, co_running);
     lua_setfield(L, t, "running");
+    lua_pushcfunction(L, co_isyieldable);
+    lua_setfield(L, t, "isyieldable");
+    lua_pushcfunction(L, co_yield );
+    lua_setfield(L, t, "yield");
 }

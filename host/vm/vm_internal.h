@@ -85,6 +85,11 @@ int vm_run_slice(sw_vm *vm, int nargs);
  * (vm_builtins_alloc_safe): any process may see an allocation fail, at its own limit or at the
  * host's memory cap, and LuaJIT's fast paths would then write over a live stack slot. */
 void vm_sandbox_open(lua_State *L);
+/* The safe subsets of os, debug and jit (vm_compat.c), each pushing its read-only table. */
+int vm_compat_os(lua_State *L);
+int vm_compat_debug(lua_State *L);
+int vm_compat_jit(lua_State *L);
+
 /* For a JIT process: opens the jit library (CPU detection, JIT on), then hides it. */
 void vm_sandbox_jit(lua_State *L);
 

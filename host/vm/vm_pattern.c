@@ -17,7 +17,8 @@
  * afresh with a work budget: LuaJIT's matcher is C where no hook fires, so a backtracking
  * pattern (("a?"):rep(30) .. ("a"):rep(30)) would hold the thread for minutes. Every step
  * (an entry into match, a character tried by an expansion) costs one unit; a call may spend
- * PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * #subject units, then raises "pattern too complex".
+ * PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * #subject * #pattern units, then raises "pattern too
+ * complex".
  * gsub's replacements spend from it too (a unit per PM_OUTPUT_PER_STEP bytes): a large
  * replacement repeated at every position could otherwise copy for seconds without a check
  * (its output is at most ~16 MB + 1 KB per subject byte). It also polls the kill flag, so a
@@ -54,7 +55,10 @@ static void pm_init(pm_state *ms, lua_State *L, const char *s, size_t ls, const 
     ms->src = s;
     ms->src_end = s + ls;
     ms->p_end = p + strlen(p);
-    ms->budget = PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * (int64_t)ls;
+    /* linear in subject x pattern: what LuaJIT finishes in milliseconds fits, a
+     * catastrophic backtrack does not (and the kill is polled throughout) */
+    int64_t plen = (int64_t)(ms->p_end - p);
+    ms->budget = PM_BUDGET_BASE + PM_BUDGET_PER_BYTE * (int64_t)ls * (plen > 1 ? plen : 1);
     ms->depth = ms->level = 0;
 }
 
@@ -217,7 +221,8 @@ static const char *pm_backref(pm_state *ms, const char *s, int digit)
     size_t len;
     if (l < 0 || l >= ms->level || ms->cap[l].len == PM_CAP_UNFINISHED)
         luaL_error(ms->L, "invalid capture index");
-    len = (size_t)ms->cap[l].len; /* a position capture never matches, as in Lua */
+    if (ms->cap[l].len == PM_CAP_POSITION) return NULL; /* never matches, as in Lua */
+    len = (size_t)ms->cap[l].len;
     pm_spend(ms, 1 + (int64_t)(len / 16));
     if ((size_t)(ms->src_end - s) >= len && memcmp(ms->cap[l].init, s, len) == 0) return s + len;
     return NULL;

@@ -20,7 +20,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#define N_BUILTIN_LAZY 4
+#define N_BUILTIN_LAZY 7
 
 /* Allow-lists, each sorted for listed(). */
 static const char *const base_allowed[] = {
@@ -358,7 +358,9 @@ static int open_coroutine(lua_State *L)
 
 /* Opened on first use. */
 static const sw_vm_lib builtin_lazy[N_BUILTIN_LAZY] = {
-    {"table", open_table}, {"math", open_math}, {"bit", open_bit}, {"coroutine", open_coroutine}};
+    {"table", open_table},         {"math", open_math},  {"bit", open_bit},
+    {"coroutine", open_coroutine}, {"os", vm_compat_os}, {"debug", vm_compat_debug},
+    {"jit", vm_compat_jit}};
 
 /* Pushes the value of a lazy global: builtin b (or -1), then extended or made by host. */
 static void lazy_open(lua_State *L, int b, const sw_vm_lib *host)

@@ -40,6 +40,36 @@ function time.after(d) end
 ---@return steward.Ticker
 function time.ticker(d) end
 
+---The wall clock (CLOCK_REALTIME): Unix seconds with the fraction. It may jump when the
+---system clock is set: measure durations with time.now().
+---@return number seconds
+function time.unix() end
+
+---t (Unix seconds, years 1 to 9999) as text in UTC. fmt: "rfc3339" (default:
+---2026-11-24T06:10:43.5Z, microseconds when there are any) or the directives %Y %y %m %d %e
+---%j %H %I %p %M %S %f %a %A %b %B %F %T %s %z %Z %% (docs/lua-api.md). Raises on a time
+---out of range or a bad format.
+---@param t number
+---@param fmt? string
+---@return string
+function time.format(t, fmt) end
+
+---Reads s as fmt says (default "rfc3339": offsets applied, fraction kept) into Unix seconds.
+---Directives: %Y %m %d %H %M %S %f %b %z %F %T %%. Text that does not match:
+---nil, 'time.parse: cannot parse "<s>" as <fmt>: <why> at byte N'. Raises on a bad format.
+---@param s string
+---@param fmt? string
+---@return number|nil seconds
+---@return string? err
+function time.parse(s, fmt) end
+
+---A duration as seconds: "1m30s" -> 90, "250ms" -> 0.25, "2" -> 2. Else
+---nil, 'time.parse_duration: invalid duration "<s>" (...)'.
+---@param s string
+---@return number|nil seconds
+---@return string? err
+function time.parse_duration(s) end
+
 -- ---------------------------------------------------------------------------------------
 -- logger
 -- ---------------------------------------------------------------------------------------

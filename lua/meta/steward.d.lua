@@ -28,9 +28,11 @@
 --
 -- A process.lua chunk returns a function, or a table whose `main` (or the entry's `method`)
 -- is called: with the command-line arguments as strings (`steward run DIR -x ID ARGS...`),
--- the service's `input` list, or the values given to process.spawn. A returned number is the
--- exit code; `return nil, err` (a string or an errors.new value) is a failure, as is a raised
--- error. When main returns, the process ends, whatever tasks are still running.
+-- the service's `input` list, or the values given to process.spawn. Returning nothing, a
+-- value, `true` or `0` is a success; `return nil, err` or `return false, err` (a string or an
+-- errors.new value), a raised error, or a non-zero number ("exited with code N", the exit code
+-- of `-x`) is a failure. When main returns, the process ends, whatever tasks are still
+-- running; the processes it spawned get CANCEL when its service's run (or `-x`) ends.
 --
 -- Conventions: a function documented as returning `T|nil` plus `err` returns `nil, message`
 -- on failure and never raises for that case; wrong argument types raise "bad argument".

@@ -172,6 +172,32 @@ static void test_explicit_zeros_honoured(void **state)
     sw_registry_free(r);
 }
 
+/* stop_timeout alone takes `infinity` (docs/registry.md "lifecycle"); other durations do not. */
+static void test_stop_timeout_infinity(void **state)
+{
+    (void)state;
+    sw_registry *r = t_must_load("namespace: app\n"
+                                 "entries:\n"
+                                 "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
+                                 "  - { name: s, kind: process.service, process: p, "
+                                 "lifecycle: { stop_timeout: infinity } }\n");
+    assert_true(t_get(r, "app:s")->as.service.lifecycle.stop_timeout_ns == SW_DURATION_INFINITE);
+    sw_registry_free(r);
+
+    sw_diags d;
+    t_must_fail("namespace: app\n"
+                "entries:\n"
+                "  - { name: p, kind: process.lua, source: \"return 1\" }\n"
+                "  - { name: s, kind: process.service, process: p, "
+                "lifecycle: { start_timeout: infinity, stop_timeout: forever } }\n",
+                &d);
+    assert_int_equal(d.n, 2);
+    t_msg_has(t_need_field(&d, "app:s", "lifecycle.start_timeout"),
+              "invalid duration \"infinity\"");
+    t_msg_has(t_need_field(&d, "app:s", "lifecycle.stop_timeout"), "(or infinity)");
+    sw_diags_free(&d);
+}
+
 static void test_empty_lifecycle_keeps_defaults(void **state)
 {
     (void)state;
@@ -1183,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_service_lifecycle_defaults),
         cmocka_unit_test(test_service_lifecycle_explicit),
         cmocka_unit_test(test_explicit_zeros_honoured),
+        cmocka_unit_test(test_stop_timeout_infinity),
         cmocka_unit_test(test_empty_lifecycle_keeps_defaults),
         cmocka_unit_test(test_requires_is_depends_on),
         cmocka_unit_test(test_service_value_errors),

@@ -276,6 +276,31 @@ static void test_format_duration_round_trips_everything(void **state)
     }
 }
 
+/* time.parse_duration's reading (docs/lua-api.md): a registry duration, or number-and-unit
+ * terms in a row; the registry itself stays strict (test_duration_rejects_malformed). */
+static void test_duration_terms(void **state)
+{
+    (void)state;
+    int64_t ns;
+    static const struct {
+        const char *text;
+        int64_t ns;
+    } ok[] = {{"1m30s", 90 * S},   {"1h2m3.5s", 3723 * S + 500 * MS},
+              {"250ms", 250 * MS}, {"2", 2 * S},
+              {"1.5h", 5400 * S},  {"1s500ms", 1500 * MS},
+              {"30s1m", 90 * S},   {"0s", 0},
+              {"0.5", 500 * MS}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        if (sw_parse_duration_terms(ok[i].text, &ns) != 0) fail_msg("\"%s\" refused", ok[i].text);
+        if (ns != ok[i].ns) fail_msg("\"%s\" read as %lld ns", ok[i].text, (long long)ns);
+    }
+    static const char *const bad[] = {"",   "1m30", "m",     "1x",   "1m 30s", "-1s",
+                                      "1d", "1us",  "1m-1s", "1e3s", "1..5s",  "s1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (sw_parse_duration_terms(bad[i], &ns) == 0) fail_msg("\"%s\" accepted", bad[i]);
+    assert_int_equal(sw_parse_duration_terms("3000000h", &ns), -1); /* past int64 ns */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_format_duration_truncates_safely),
         cmocka_unit_test(test_format_duration_hours),
         cmocka_unit_test(test_format_duration_round_trips_everything),
+        cmocka_unit_test(test_duration_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

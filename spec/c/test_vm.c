@@ -199,8 +199,16 @@ static const sw_vm_limits tick_mode = {0, 0, 0};
 static void s1_no_dangerous_modules(void **state)
 {
     (void)state;
-    assert_results("return io, os, package, debug, jit, ffi, require, module", NULL,
-                   "nil|nil|nil|nil|nil|nil|nil|nil");
+    assert_results("return io, package, ffi, require, module, os.execute, os.exit, os.getenv,"
+                   " os.remove, debug.getinfo, debug.sethook, jit.on, jit.off, jit.opt",
+                   NULL, "nil|nil|nil|nil|nil|nil|nil|nil|nil|nil|nil|nil|nil|nil");
+    /* what common libraries read: a clock, dates, a traceback, the version */
+    assert_results("return type(os.time()), os.date('!%Y-%m-%d', 86400), type(os.clock()),"
+                   " type(debug.traceback('m')), jit.version:match('^LuaJIT') ~= nil, jit.status(),"
+                   " pcall(function() os.time = nil end)",
+                   NULL,
+                   "number|1970-01-02|number|string|true|false|false|"
+                   "t:1: attempt to modify a read-only library (field 'time')");
 }
 
 static void s2_binary_chunks_refused(void **state)
@@ -527,6 +535,16 @@ static void user_yield_at_top_fails(void **state)
     assert_fails_with("coroutine.yield(1)", NULL, "attempt to yield from outside a coroutine");
 }
 
+/* As in Lua's main thread: the root cannot yield, and says so (pcall catches it). */
+static void root_is_not_yieldable(void **state)
+{
+    (void)state;
+    assert_results("local ok, e = pcall(coroutine.yield, 1)\n"
+                   "local inner = coroutine.wrap(function() return coroutine.isyieldable() end)\n"
+                   "return coroutine.isyieldable(), ok, e, inner()",
+                   NULL, "false|false|attempt to yield from outside a coroutine|true");
+}
+
 static void deep_coroutine_nesting_is_an_error(void **state)
 {
     (void)state; /* raw LuaJIT overflows the C stack here and crashes */
@@ -769,9 +787,11 @@ static void jit_mode_runs(void **state)
 {
     sw_vm_limits lim = {0, 1000, 1};
     run_result r;
-    char *v = results("local s = 0 for i = 1, 1e7 do s = s + i % 3 end return s, jit", &lim, &r);
+    char *v = results("local s = 0 for i = 1, 1e7 do s = s + i % 3 end"
+                      " return s, jit.status(), jit.on",
+                      &lim, &r);
     (void)state;
-    assert_string_equal(v, "10000000|nil");
+    assert_string_equal(v, "10000000|true|nil"); /* compiled, and no switch reachable */
     assert_int_equal(r.preempted, 0);
     free(v);
 }
@@ -1282,6 +1302,7 @@ int main(void)
         cmocka_unit_test(s7_style_loop_in_coroutine_returns_values),
         cmocka_unit_test(root_coroutine_is_not_visible),
         cmocka_unit_test(user_yield_at_top_fails),
+        cmocka_unit_test(root_is_not_yieldable),
         cmocka_unit_test(deep_coroutine_nesting_is_an_error),
         cmocka_unit_test(c_callback_recursion_is_an_error),
         cmocka_unit_test(block_at_top_level),

@@ -194,7 +194,10 @@ describe("net", function()
 
   it("a run that ends while a process holds sockets (waits and timeouts armed) shuts down cleanly", function()
     local path = sock_path()
-    local r = rt.ok(rt.run(CASES, "net:run", { "leave", path }, { limit = 30 * SLOW }))
+    -- -x waits for what its process left: the leaver ignores its CANCEL and is killed, sockets
+    -- and all, after shutdown.timeout (300ms here; docs/lua-api.md "steward run -x")
+    local short = SPEC .. "/apps/returns/short_shutdown.host.yaml"
+    local r = rt.ok(rt.run(CASES, "net:run", { "leave", path }, { limit = 30 * SLOW, options = { "--config", short } }))
     assert.are.equal("left\n", r.stdout)
     assert.is_true(r.elapsed < 5 * SLOW, "took " .. r.elapsed .. " s")
     assert.is_false(present(path))

@@ -231,7 +231,7 @@ describe("process", function()
         'cancel from=me reason="last"',
         "nil",
         tab("true", "true", "true"),
-        "exit from=c result={value=1}",
+        'exit from=c result={value="one"}',
         "nil",
       })
     end)
@@ -275,7 +275,7 @@ describe("process", function()
         "A alive",
         "exit from=C result={value=false}",
         "A alive",
-        "exit from=D result={value=3}",
+        "exit from=D result={value=0}",
         "nil",
       })
     end)
@@ -370,14 +370,21 @@ describe("process", function()
       failed("raise_table", "(error object is a table value)", true)
     end)
 
-    it("a returned number is the exit code; any other success is 0", function()
-      local expect = { ["7"] = 7, ["0"] = 0, ["true"] = 0, ["false"] = 0, string = 0, table = 0, nothing = 0,
-                       nil_nil = 0 }
+    it("a returned non-zero number fails with that exit code; 0 and any other value succeed", function()
+      local expect = { ["0"] = 0, ["true"] = 0, ["false"] = 0, string = 0, table = 0, nothing = 0, nil_nil = 0 }
       for what, code in pairs(expect) do
         local r = run("exit_code", what)
         assert.are.same({ code = code, stdout = "", stderr = "" }, r, what)
       end
-      ok(run("exit_code", "args", "x", "y"), { tab("args", "2") }, 3)
+      local fail = { ["7"] = { 7, "exited with code 7" }, ["300"] = { 1, "exited with code 300" },
+                     ["-2"] = { 1, "exited with code -2" }, ["1.5"] = { 1, "exited with code 1.5" },
+                     false_err = { 1, "why" } }
+      for what, f in pairs(fail) do
+        local r = run("exit_code", what)
+        assert.are.same({ code = f[1], stdout = "", stderr = "proc:exit_code: " .. f[2] .. "\n" }, r, what)
+      end
+      local r = run("exit_code", "args", "x", "y")
+      assert.are.same({ code = 3, stdout = tab("args", "2") .. "\n", stderr = "proc:exit_code: exited with code 3\n" }, r)
     end)
   end)
 

@@ -7,7 +7,7 @@ return function(count)
   for _ = 1, count do
     local e = events:receive()
     assert(e.kind == process.event.EXIT and not e.result.error, e.result and e.result.error)
-    sum = sum + e.result.value
+    sum = sum + e.result.value.square
   end
   local done = time.now()
   logger.info("all workers done", {

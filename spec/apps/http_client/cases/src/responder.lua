@@ -56,6 +56,11 @@ end
 
 return function(parent)
   local l = assert(net.listen("tcp://127.0.0.1:0"))
+  coroutine.spawn(function() -- the run -x that spawned it ends: CANCEL stops the accept loop
+    local events = process.events()
+    repeat local e = events:receive() until e.kind == process.event.CANCEL
+    l:close()
+  end)
   process.send(parent, "addr", (l:addr():gsub("^tcp://", "http://")))
   while true do
     local c = l:accept()
