@@ -28,7 +28,12 @@ struct sw_token_store {
     tok **buckets;
     size_t n_buckets, n; /* n_buckets: a power of two */
     int64_t ttl_ns, max_tokens;
+    int64_t swept_ns; /* the last sweep for expired tokens (a full store's create) */
 };
+
+/* A full store sweeps at most this often: a sweep walks every bucket under the lock, so a loop
+ * of creates on a store full of live tokens must not repeat it per call. */
+#define SWEEP_EVERY_NS ((int64_t)100000000) /* 100 ms */
 
 struct sw_token_stores {
     pthread_mutex_t lock;
@@ -248,7 +253,10 @@ int sw_token_create(sw_token_store *ts, sw_sec_identity *id, int64_t ttl_ns,
     }
     int64_t now = now_ns();
     pthread_mutex_lock(&ts->lock);
-    if ((int64_t)ts->n >= ts->max_tokens) sweep_expired(ts, now);
+    if ((int64_t)ts->n >= ts->max_tokens && now - ts->swept_ns >= SWEEP_EVERY_NS) {
+        sweep_expired(ts, now);
+        ts->swept_ns = now;
+    }
     if ((int64_t)ts->n >= ts->max_tokens) {
         pthread_mutex_unlock(&ts->lock);
         free(t);
