@@ -13,6 +13,7 @@
 #include "api_identity.h"
 
 #include <lauxlib.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,8 @@ typedef struct meta_build {
 
 static sw_node *meta_node(meta_build *b, int idx, int depth);
 
+/* Whether the table at idx is a list 1..n; *count: its entries (counting stops past the
+ * bound on meta values, so a huge table costs no more than a fitting one). */
 static bool is_sequence(lua_State *L, int idx, size_t *count)
 {
     size_t n = 0;
@@ -113,7 +116,8 @@ static bool is_sequence(lua_State *L, int idx, size_t *count)
     while (lua_next(L, idx)) {
         n++;
         seq = seq && lua_type(L, -2) == LUA_TNUMBER;
-        lua_pop(L, 1);
+        lua_pop(L, n > META_MAX_NODES ? 2 : 1);
+        if (n > META_MAX_NODES) break;
     }
     *count = n;
     return n > 0 && seq && lua_objlen(L, idx) == n;
@@ -126,6 +130,7 @@ static sw_node *meta_table(meta_build *b, int idx, int depth)
     if (!lua_checkstack(L, 4)) return b->err = "nested too deep", NULL;
     size_t n;
     bool seq = is_sequence(L, idx, &n);
+    if (b->nodes + n > META_MAX_NODES) return b->err = "more than 1024 values", NULL;
     sw_node *t = sw_arena_alloc(b->arena, sizeof *t);
     t->type = seq ? SW_NODE_SEQ : SW_NODE_MAP;
     t->n = n;
@@ -170,7 +175,8 @@ static sw_node *meta_node(meta_build *b, int idx, int depth)
     }
     case LUA_TNUMBER:
         n->num = lua_tonumber(L, idx);
-        n->scalar = n->num == (double)(int64_t)n->num ? SW_SCALAR_INT : SW_SCALAR_FLOAT;
+        n->scalar =
+            n->num == floor(n->num) && fabs(n->num) < 9e15 ? SW_SCALAR_INT : SW_SCALAR_FLOAT;
         return n;
     case LUA_TBOOLEAN:
         n->scalar = SW_SCALAR_BOOL;
