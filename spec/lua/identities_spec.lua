@@ -14,7 +14,7 @@ describe("identities at run time", function()
   local host, events, results
 
   setup(function()
-    host = C.launch({ dir = APP, socket = false })
+    host = C.launch({ dir = APP }) -- its own control socket: runs in two build trees never meet
     events = host:wait("every service's done", function(ev)
       local done = 0
       for _, e in ipairs(ev) do
