@@ -59,7 +59,7 @@ static char *app_yaml(void)
         "        local dt = time.now() - t0\n"
         "        assert(ok == n, what .. ': ' .. ok .. ' of ' .. n .. ' checks gave the expected "
         "answer')\n"
-        "        return dt\n"
+        "        return { n = dt }\n"
         "      end\n");
     /* the token bench's service: it may mint and use the store (a context of 3 policies) */
     len += (size_t)snprintf(
