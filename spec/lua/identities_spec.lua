@@ -6,6 +6,8 @@
 -- its limiter. Runs `steward run spec/apps/identities --log-format json` once (strict mode):
 -- every result is an event {msg = "result", case = ..., got = ...}; see app.yaml for the story.
 local C = require("spec.lua.control_helper")
+local h = require("spec.lua.steward_helper")
+local hh = require("spec.lua.host_helper")
 
 local APP = (os.getenv("SPEC_DIR") or "spec") .. "/apps/identities"
 local SERVICES = { "app:gateway", "app:outsider", "app:nocontext", "app:storm" }
@@ -224,7 +226,84 @@ describe("identities at run time", function()
   end)
 
   it("passes steward check", function()
-    local r = require("spec.lua.steward_helper").run("check", APP)
+    local r = h.run("check", APP)
     assert.are.equal(0, r.code, r.stderr)
+  end)
+end)
+
+-- A process running as an identity sees a reload at its next check: its scope's policy ids are
+-- taken from the new set (a changed policy applies; a removed one leaves the scope granting
+-- nothing), without a restart.
+describe("identities across a reload", function()
+  local function app(readers)
+    return [[
+namespace: app
+entries:
+]] .. readers .. [[
+  - name: mint
+    kind: security.policy
+    groups: [ front ]
+    policy:
+      actions: [ security.impersonate, security.scope, process.spawn ]
+      resources: [ "user:*", app:readers, app:worker ]
+      effect: allow
+  - name: worker
+    kind: process.lua
+    source: |
+      return function()
+        local last
+        while true do
+          local now = tostring(security.can("read", "orders")) .. "/" .. security.check("read", "orders")
+          if now ~= last then logger.info("can", { got = now }); last = now end
+          time.sleep("20ms")
+        end
+      end
+  - name: front_process
+    kind: process.lua
+    source: |
+      return function()
+        local scope = assert(security.new_scope { "readers" })
+        process.with_context({ actor = assert(security.new_actor("user:bob")), scope = scope }):spawn("worker")
+        local events = process.events()
+        repeat local e = events:receive() until e.kind == process.event.CANCEL
+      end
+  - name: front
+    kind: process.service
+    process: front_process
+    lifecycle: { auto_start: true, security: { actor: { id: "svc:front" }, groups: [ front ] } }
+]]
+  end
+  local ALLOW = "  - { name: readers, kind: security.policy, policy: { actions: read, resources: orders, effect: allow } }\n"
+  local DENY = "  - { name: readers, kind: security.policy, policy: { actions: read, resources: orders, effect: deny } }\n"
+
+  it("re-resolves the scope by id: a changed policy applies, a removed one grants nothing", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+    local function write(text)
+      local f = assert(io.open(dir .. "/app.yaml", "w"))
+      f:write(text)
+      f:close()
+    end
+    write(app(ALLOW))
+    local ok, err = pcall(hh.with_app, "identities-reload", function(host)
+      local function wait_can(got)
+        return host:wait("can " .. got, function(ev)
+          for _, e in ipairs(ev) do if e.msg == "can" and e.got == got then return e end end
+        end)
+      end
+      local first = wait_can("true/allow")
+      write(app(DENY))
+      host:signal("HUP")
+      local denied = wait_can("false/deny")
+      write(app(""))
+      host:signal("HUP")
+      local broken = wait_can("false/undefined")
+      -- the same process all along: no restart
+      assert.are.equal(first.pid, denied.pid)
+      assert.are.equal(first.pid, broken.pid)
+    end, dir)
+    os.execute("rm -rf " .. h.quote(dir))
+    if not ok then error(err, 0) end
   end)
 end)
