@@ -106,6 +106,8 @@ typedef struct sw_lifecycle {
     struct {
         int64_t processes; /* live processes its processes spawned, at any depth; 0: not set
                                     (a group's, else the host's default) */
+        uint64_t memory;   /* bytes the Lua heaps of its own process and its tree may hold
+                              together; 0: not set (a group's, else none) */
     } limits;
     int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
     int ready;             /* sw_ready_mode */

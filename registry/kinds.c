@@ -242,6 +242,10 @@ static void parse_security(sw_parse *p, const sw_node *n, void *dst)
 
 static const sw_field lifecycle_limits_fields[] = {
     {.name = "processes", .type = SW_F_INT, .offset = 0, .min = 1, .max = 1e9},
+    {.name = "memory",
+     .type = SW_F_SIZE,
+     .offset = offsetof(sw_lifecycle, limits.memory) - offsetof(sw_lifecycle, limits),
+     .flags = SW_F_POSITIVE},
 };
 static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
                                                   N(lifecycle_limits_fields)};

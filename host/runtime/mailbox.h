@@ -68,6 +68,7 @@ typedef struct sw_mailbox {
     sw_delivery *head, *tail;
     size_t msgs, bytes;         /* counted now (see above) */
     size_t taken;               /* bytes taken from the host's budget for them */
+    size_t reported;            /* msgs as last added to its service's queued count */
     size_t max_msgs, max_bytes; /* the bounds, set at spawn */
 } sw_mailbox;
 

@@ -95,7 +95,7 @@ struct sw_proc {
     uint64_t names_swept; /* the table's death count at its last sweep for stale names */
 
     /* Set at prepare, read-only after. */
-    sw_svc_count *svc; /* its service's process count, or NULL (no service) */
+    sw_svc_count *svc; /* its service's process count and usage, or NULL (no service) */
     bool counted;      /* in the runtime's count of processes */
     bool svc_counted;  /* in svc's (a process a process spawned) */
 
@@ -152,6 +152,10 @@ void sw_proc_release(sw_proc *p);
 /* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
  * ready. Thread: the worker that popped it from a run queue. */
 void sw_proc_run(sw_proc *p);
+/* The pool's watchdog found vm running a slice at a check, ns after its previous check: that
+ * much CPU time goes to its process's service (docs/supervision.md "Resources"). Thread:
+ * the watchdog, holding the worker's slice lock (vm cannot be freed meanwhile). */
+void sw_proc_charge(sw_vm *vm, uint64_t ns);
 
 /* Frees a process that will never run again (the runtime is shutting down and its workers
  * have stopped): no monitor, link or exit callback hears of it. */

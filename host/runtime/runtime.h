@@ -152,13 +152,17 @@ int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
 
 /* ---- a service's process tree (its sw_svc_count; the root, its own process, not counted) ---- */
 
-/* Opens c's tree for a new run: its processes may spawn again. Only while no tree process
- * lives (a new run, before its root launches). Thread: the owner's. */
+/* Opens c's tree for a new run: its processes may spawn again; the run's usage (CPU time,
+ * peaks, the memory limit's refusal) starts afresh. Only while no tree process lives (a new
+ * run, before its root launches). Thread: the owner's. */
 void sw_tree_open(sw_svc_count *c);
 /* The run's root ended: the tree takes no more processes. true when it is already gone
  * (nothing will be called); else on_gone(arg) is called once, on any thread, when it is: the
  * owner then confirms with sw_tree_gone. Thread: the owner's. */
 bool sw_tree_end(sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg);
+/* Kills the run's own process (the root) of c, if it lives: a process of its tree went past
+ * the service's memory limit (docs/supervision.md "Resources"). Thread: any. */
+void sw_tree_kill_root(sw_runtime *rt, sw_svc_count *c);
 /* CANCEL to each process left in an ending tree (after the owner has logged why). */
 void sw_runtime_cancel_tree(sw_runtime *rt, sw_svc_count *c);
 /* Kills every process left in c's tree (after an ending tree's stop timeout). */
