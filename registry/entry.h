@@ -24,6 +24,7 @@ typedef enum sw_kind {
     SW_KIND_HTTP_SERVICE, /* a service (as.service aliases as.http_service.service) */
     SW_KIND_HTTP_ROUTER,
     SW_KIND_HTTP_ENDPOINT,
+    SW_KIND_TOKEN_STORE, /* security.token_store */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -208,6 +209,11 @@ typedef struct sw_fs_volume {
     const char *path; /* absolute: as written, or joined to the app directory's real path */
     bool readonly;
 } sw_fs_volume;
+/* security.token_store (docs/registry.md): where tokens of run-time identities live. */
+typedef struct sw_token_store_def {
+    int64_t ttl_ns;     /* a token's life unless its create says otherwise; default 1h */
+    int64_t max_tokens; /* live tokens at most; default 100,000 */
+} sw_token_store_def;
 
 /* http.service: a supervised service whose process is the host's HTTP server (docs/registry.md). */
 typedef struct sw_http_service {
@@ -256,6 +262,7 @@ struct sw_entry {
         sw_http_service http_service;
         sw_http_router http_router;
         sw_http_endpoint http_endpoint;
+        sw_token_store_def token_store;
     } as;
 };
 

@@ -367,6 +367,21 @@ static const sw_field volume_fields[] = {
 };
 static const sw_schema volume_schema = {volume_fields, N(volume_fields)};
 
+/* ---- security.token_store ---- */
+
+#define TS(f) offsetof(sw_token_store_def, f)
+static const sw_field token_store_fields[] = {
+    {.name = "ttl", .type = SW_F_DURATION, .offset = TS(ttl_ns), .flags = SW_F_POSITIVE},
+    {.name = "max_tokens", .type = SW_F_INT, .offset = TS(max_tokens), .min = 1, .max = 1e8},
+};
+static const sw_schema token_store_schema = {token_store_fields, N(token_store_fields)};
+
+static void token_store_defaults(sw_entry *e)
+{
+    e->as.token_store.ttl_ns = 3600 * SW_NS_PER_S;
+    e->as.token_store.max_tokens = 100000;
+}
+
 static const sw_kind_def kinds[] = {
     {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, NULL},
     {"library.lua", SW_KIND_LIBRARY_LUA, &library_lua_schema, NULL},
@@ -383,15 +398,13 @@ static const sw_kind_def kinds[] = {
     {"http.service", SW_KIND_HTTP_SERVICE, &sw_http_service_schema, sw_http_service_defaults},
     {"http.router", SW_KIND_HTTP_ROUTER, &sw_http_router_schema, sw_http_router_defaults},
     {"http.endpoint", SW_KIND_HTTP_ENDPOINT, &sw_http_endpoint_schema, NULL},
+    {"security.token_store", SW_KIND_TOKEN_STORE, &token_store_schema, token_store_defaults},
 };
 
-const char *const sw_kind_names[] = {"process.lua",    "library.lua",
-                                     "process.host",   "process.service",
-                                     "service.group",  "security.policy",
-                                     "registry.entry", "function.lua",
-                                     "env.variables",  "fs.volume",
-                                     "http.service",   "http.router",
-                                     "http.endpoint",  NULL};
+const char *const sw_kind_names[] = {
+    "process.lua",     "library.lua",    "process.host",  "process.service",      "service.group",
+    "security.policy", "registry.entry", "function.lua",  "env.variables",        "fs.volume",
+    "http.service",    "http.router",    "http.endpoint", "security.token_store", NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

@@ -35,6 +35,7 @@ endfunction()
 set(C_TESTS test_units test_yaml_tree test_schema test_refs test_graph test_change test_cli test_message test_vm test_vm_heap test_pidtable test_backoff test_restart_window test_supervisor test_security test_control_request test_module_names test_env_registry test_timefmt test_uuid test_fs_path)
 list(APPEND C_TESTS test_log_ring) # one line each, so parallel additions merge
 list(APPEND C_TESTS test_http_routes)
+list(APPEND C_TESTS test_identity)
 foreach(t ${C_TESTS})
   if(CMOCKA_FOUND AND EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
     add_executable(${t} spec/c/${t}.c)

@@ -7,7 +7,9 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "api_identity.h"
 #include "kinds.h"
+#include "message.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
@@ -191,4 +193,6 @@ void sw_api_use(sw_runtime_config *cfg)
     cfg->libs = sw_api_libs;
     cfg->guard = sw_security_allowed;
     cfg->http_server_main = sw_http_server_main;
+    cfg->visible = sw_security_visible;
+    sw_msg_set_ext(&sw_api_identity_ext); /* actors and scopes cross in messages as copies */
 }

@@ -60,6 +60,9 @@ int sw_http_server_main(lua_State *L);
  * resource under the runtime's current policy set. A process whose service has no
  * lifecycle.security is not guarded. */
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
+/* The same decision without an audit event: for filtering what a call shows (registry.find
+ * leaves out what the caller may not read), where nothing was refused. */
+bool sw_security_visible(lua_State *L, const char *action, const char *resource);
 
 /* time.now() and time.sleep(d), for other modules' Lua that waits (lua/io.lua). */
 int sw_api_now(lua_State *L);

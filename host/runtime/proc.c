@@ -72,6 +72,7 @@ static void proc_destroy(sw_proc *p)
     sw_delivery_free_list(p->mailbox.head);
     pthread_mutex_destroy(&p->lock);
     sw_registry_free(p->ctx.registry);
+    sw_sec_identity_release(p->identity);
     free(p);
 }
 
@@ -280,6 +281,7 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->service = s->service ? strdup(s->service) : NULL;
     p->main_hook = s->main_hook;
     p->main_hook_arg = s->main_hook_arg;
+    p->identity = sw_sec_identity_retain(s->identity);
     mailbox_bounds(p, &s->entry->as.process_lua);
     /* the process reads, spawns from and keeps the code of one snapshot all its life */
     p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);
@@ -429,6 +431,7 @@ uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
     p->ctx.service = p->service;
     p->ctx.log = rt->log;
     p->ctx.allowed = rt->guard;
+    p->ctx.visible = rt->visible;
     if (s->monitor_by) {
         pidvec_push(&p->watchers, s->monitor_by);
         pidvec_push(&p->watcher_refs, s->monitor_ref);

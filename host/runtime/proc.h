@@ -15,6 +15,7 @@
 #include "message.h"
 #include "entry.h"
 #include "proc_ctx.h"
+#include "security_identity.h"
 #include "vm.h"
 #include "worker.h"
 
@@ -68,6 +69,9 @@ typedef struct sw_spawn {
      * main_hook_arg with sw_proc_of(L)->main_hook_arg. NULL: the entry's function. */
     lua_CFunction main_hook;
     void *main_hook_arg;
+    /* What the process runs as (docs/security.md "Identities at run time"), retained by it;
+     * NULL: its service's context. What it spawns inherits it. */
+    sw_sec_identity *identity;
 } sw_spawn;
 
 typedef struct pidvec {
@@ -134,6 +138,8 @@ struct sw_proc {
     sw_exec_owned *exec;             /* its commands (exec.c), killed as it ends */
     lua_CFunction main_hook;         /* sw_spawn's */
     void *main_hook_arg;
+    /* What it runs as: a reference, or NULL (see sw_spawn). */
+    sw_sec_identity *identity;
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in

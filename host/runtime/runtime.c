@@ -147,6 +147,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->http_server_main = cfg ? cfg->http_server_main : NULL;
     rt->service_request = cfg ? cfg->service_request : NULL;
     rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
+    rt->visible = cfg ? cfg->visible : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);
     atomic_init(&rt->memory.used, 0);
@@ -191,6 +192,8 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
                          e->as.host.workers > 0 ? (int)e->as.host.workers : cores(), slice);
         h++;
     }
+    rt->tokens = sw_token_stores_new(); /* NULL (no memory): token stores fail, nothing else */
+    rt->audit = sw_audit_new();         /* NULL: audit events are not held back */
     return rt;
 }
 
@@ -215,6 +218,8 @@ void sw_runtime_free(sw_runtime *rt)
     sw_registry_free(rt->registry);
     pthread_mutex_destroy(&rt->registry_lock);
     pthread_mutex_destroy(&rt->code_lock);
+    sw_token_stores_free(rt->tokens); /* after the processes: none may use a store now */
+    sw_audit_free(rt->audit);
     sw_security_release(atomic_load(&rt->security)); /* after the processes: they hold theirs */
     pthread_mutex_destroy(&rt->security_lock);
     sw_pidtable_destroy(&rt->pids);

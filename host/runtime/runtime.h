@@ -16,6 +16,8 @@
 #include "registry.h"
 #include "security.h"
 #include "std_streams.h"
+#include "security_audit.h"
+#include "security_token.h"
 #include "worker.h"
 
 /* The host's check of a guarded call (see sw_proc_ctx.allowed). */
@@ -85,6 +87,12 @@ typedef struct sw_runtime {
     atomic_llong procs;             /* processes holding a state (prepared or running) */
     sw_svc_counts services;         /* processes spawned by each service's processes */
     sw_std_streams std;             /* stdout and stderr as the io module writes them */
+    /* The guard's decision without an audit event (sw_proc_ctx.visible). */
+    sw_guard_fn visible;
+    /* The stores of security.token_store entries, made on first use (NULL: out of memory). */
+    sw_token_stores *tokens;
+    /* The audit log's limiter (docs/security.md "Audit"); NULL: nothing is held back. */
+    sw_audit *audit;
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -102,6 +110,8 @@ typedef struct sw_runtime_config {
      * root; NULL: no supervisor (`run -x`, tests). */
     sw_svc_request_fn service_request;
     void *service_request_arg;
+    /* The guard without its audit event; NULL: guard. */
+    sw_guard_fn visible;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
     /* The main_hook of an http.service's process (lua_api; see sw_runtime_http_service). */
     lua_CFunction http_server_main;

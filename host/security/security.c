@@ -63,14 +63,6 @@ static int compile_policy(sw_arena *a, const sw_entry *e, sw_sec_policy *p, char
     return 0;
 }
 
-static bool in_group(const sw_entry *policy, const char *group)
-{
-    const sw_strlist *g = &policy->as.policy.groups;
-    for (size_t i = 0; i < g->n; i++)
-        if (strcmp(g->v[i], group) == 0) return true;
-    return false;
-}
-
 /* Marks in `chosen` the policies the context names directly or through a group. */
 static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc, bool *chosen)
 {
@@ -79,7 +71,7 @@ static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc,
         for (size_t k = 0; k < sc->policies.n && !chosen[i]; k++)
             chosen[i] = sc->policies.v[k].target == e;
         for (size_t k = 0; k < sc->groups.n && !chosen[i]; k++)
-            chosen[i] = in_group(e, sc->groups.v[k].id);
+            chosen[i] = sec_in_group(e, sc->groups.v[k].id);
     }
 }
 
