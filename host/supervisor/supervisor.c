@@ -241,6 +241,19 @@ static sw_svc *find(sw_supervisor *s, const char *id)
 
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id) { return find(s, id); }
 
+size_t sw_supervisor_group_members(sw_supervisor *s, const char *id, bool *set)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (const sw_grp *g = s->svcs[i]->group; g; g = g->parent)
+            if (g->entry && strcmp(g->entry->id, id) == 0) {
+                set[i] = true;
+                n++;
+                break;
+            }
+    return n;
+}
+
 /* A start by hand: i and everything it needs, transitively, are wanted again and lose an
  * earlier stop by hand or failure for good (unless they run or wait to restart). */
 static void want_by_hand(sw_supervisor *s, size_t i, bool *seen)

@@ -227,6 +227,9 @@ int sw_supervisor_service_request(void *arg, const sw_svc_request *rq);
 /* The service of an id, or NULL; for status queries. Borrowed: valid until the next entry
  * point (a reload may free a removed service once it is down). */
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);
+/* Marks in set (s->n flags) the services of the service.group id, at any depth. The number
+ * marked; 0 when id names no group. Thread: the loop's. */
+size_t sw_supervisor_group_members(sw_supervisor *s, const char *id, bool *set);
 /* Subscribes fn (one subscriber; NULL unsubscribes): called once at the end of each entry
  * point in which any service or group changed, after its reconcile. fn may call back into the
  * supervisor (start_one, ...): the changes that makes are told by a further call, not nested. */
