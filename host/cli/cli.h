@@ -13,7 +13,8 @@ typedef struct sw_cli {
     const char *id;     /* start/stop/restart/status ID, or the help topic */
     const char *format; /* graph: text | dot | mermaid */
     bool why, json;
-    bool all; /* reload --all: restart every service (as SIGUSR2) */
+    bool all;   /* reload --all: restart every service (as SIGUSR2) */
+    bool watch; /* run --watch: reload when a YAML or Lua file under dir changes */
     const char *log_format, *log_level, *config, *control;
     const char *exec_id; /* run -x ID */
     int exec_argc;

@@ -5,6 +5,7 @@
  * wing never includes the supervisor. */
 #include <lauxlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "api.h"
 #include "kinds.h"
@@ -87,6 +88,18 @@ static int s_ready(lua_State *L)
     }
     sw_svc_request rq = {.kind = SW_SVC_REQ_READY, .service = id};
     return request(L, &rq);
+}
+
+/* The watchdog's ping (docs/supervision.md "Watchdog"): a relaxed store of the monotonic clock
+ * in the service's count, shared by every process of the service; the supervisor reads it on
+ * its own timer, so a ping queues nothing and wakes nobody. */
+static int s_alive(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    if (!service_of(L) || !p->svc) return not_a_service(L);
+    atomic_store_explicit(&p->svc->alive_ns, uv_hrtime(), memory_order_relaxed);
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 /* ---- set_restart_policy: a table checked against lifecycle.restart's own field table ---- */
@@ -209,6 +222,7 @@ int sw_open_service(lua_State *L)
     static const luaL_Reg fns[] = {{"id", s_id},
                                    {"config", s_config},
                                    {"ready", s_ready},
+                                   {"alive", s_alive},
                                    {"set_restart_policy", s_set_restart_policy},
                                    {"reset_backoff", s_reset_backoff},
                                    {NULL, NULL}};

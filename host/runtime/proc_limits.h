@@ -58,6 +58,9 @@ typedef struct sw_svc_count {
     atomic_bool told;        /* on_gone was called (or the owner saw the tree gone) */
     sw_tree_gone_fn on_gone; /* written before `ending` is set, read after it is seen */
     void *gone_arg;
+    /* uv_hrtime of the latest service.alive() from any process of the service: one relaxed
+     * store per call, read by the supervisor's watchdog timer (docs/supervision.md "Watchdog") */
+    atomic_uint_fast64_t alive_ns;
 } sw_svc_count;
 
 typedef struct sw_svc_counts {
