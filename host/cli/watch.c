@@ -168,7 +168,8 @@ static void on_event(uv_fs_event_t *h, const char *filename, int events, int sta
     if (w->ignore_name && strcmp(filename, w->ignore_name) == 0) return;
     char *path = join(d->path, filename);
     if (!path) return;
-    bool dir = !relevant(filename) && is_dir(path); /* a new directory may bring files */
+    bool dir = !relevant(filename) && is_dir(path);
+    if (dir) rewalk(w); /* watched now: files written into it next are seen */
     if (relevant(filename) || dir) {
         const char *rel = strncmp(path, w->root, strlen(w->root)) == 0 ? path + strlen(w->root) : path;
         snprintf(w->last, sizeof w->last, "%s", rel[0] == '/' ? rel + 1 : rel);
