@@ -110,7 +110,7 @@ typedef struct sw_lifecycle {
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
-    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+    sw_ref validate;     /* a process.lua run with (new_config, old_config) before a reload
                           applies a change of the service; id NULL: none */
     int64_t watchdog_ns; /* service.alive() at least this often once running; 0: no watchdog */
     struct {             /* docs/supervision.md "Health checks" */

@@ -133,21 +133,20 @@ void sw_loader_check_liveness(loader *L)
         if (e->kind == SW_KIND_GROUP) {
             const sw_lifecycle *lc = &e->as.group.lifecycle;
             if (lc->watchdog_ns)
-                sw_loader_error_at(L, e->file, lifecycle_node(e, "watchdog"), e->id,
-                                   "lifecycle.watchdog",
-                                   "a group has no process to watch: give watchdog to its services");
+                sw_loader_error_at(
+                    L, e->file, lifecycle_node(e, "watchdog"), e->id, "lifecycle.watchdog",
+                    "a group has no process to watch: give watchdog to its services");
             if (lc->health.check.id)
                 sw_loader_error_at(L, e->file, lifecycle_node(e, "health"), e->id,
                                    "lifecycle.health",
                                    "a group has no process to check: give health to its services");
             if (lc->ready == SW_READY_HEALTH)
-                sw_loader_error_at(L, e->file, lifecycle_node(e, "ready"), e->id,
-                                   "lifecycle.ready", "a group has no readiness of its own");
+                sw_loader_error_at(L, e->file, lifecycle_node(e, "ready"), e->id, "lifecycle.ready",
+                                   "a group has no readiness of its own");
         } else if (e->kind == SW_KIND_SERVICE) {
             const sw_lifecycle *lc = &e->as.service.lifecycle;
             if (lc->ready == SW_READY_HEALTH && !lc->health.check.id)
-                sw_loader_error_at(L, e->file, lifecycle_node(e, "ready"), e->id,
-                                   "lifecycle.ready",
+                sw_loader_error_at(L, e->file, lifecycle_node(e, "ready"), e->id, "lifecycle.ready",
                                    "ready: health needs lifecycle.health with a check");
         }
     }

@@ -166,8 +166,8 @@ typedef struct app_state {
     sw_supervisor sup;
     sw_control *ctl;
     int signals;
-    sw_watch *watch;         /* --watch, or NULL */
-    uv_timer_t sd_watchdog;  /* pings systemd's watchdog, when it has one */
+    sw_watch *watch;        /* --watch, or NULL */
+    uv_timer_t sd_watchdog; /* pings systemd's watchdog, when it has one */
     sw_notify *notify;
 } app_state;
 
@@ -236,8 +236,8 @@ static int open_watch(app_state *a, const sw_cli *cli, const sw_host_config *cfg
 {
     if (!cli->watch) return 0;
     char *sock = sw_control_default_path(cli->dir, cfg->control_socket), err[300];
-    a->watch = sw_watch_open(&a->loop, cli->dir, sock, a->sup.log, on_files_changed, a, err,
-                             sizeof err);
+    a->watch =
+        sw_watch_open(&a->loop, cli->dir, sock, a->sup.log, on_files_changed, a, err, sizeof err);
     free(sock);
     if (!a->watch) {
         fprintf(stderr, "steward: --watch: %s\n", err);

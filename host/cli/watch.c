@@ -46,8 +46,8 @@ static void warn(sw_watch *w, const char *msg, const char *path, const char *why
 static bool relevant(const char *name)
 {
     const char *dot = strrchr(name, '.');
-    return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 ||
-                   strcmp(dot, ".lua") == 0);
+    return dot &&
+           (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".lua") == 0);
 }
 
 static bool is_dir(const char *path)
@@ -84,7 +84,8 @@ static bool add_dir(sw_watch *w, char *path)
         return true;
     }
     if (w->n == SW_WATCH_MAX_DIRS) {
-        if (!w->full_warned) warn(w, "watch: too many directories, some are not watched", path, NULL);
+        if (!w->full_warned)
+            warn(w, "watch: too many directories, some are not watched", path, NULL);
         w->full_warned = true;
         free(path);
         return false;
@@ -171,7 +172,8 @@ static void on_event(uv_fs_event_t *h, const char *filename, int events, int sta
     bool dir = !relevant(filename) && is_dir(path);
     if (dir) rewalk(w); /* watched now: files written into it next are seen */
     if (relevant(filename) || dir) {
-        const char *rel = strncmp(path, w->root, strlen(w->root)) == 0 ? path + strlen(w->root) : path;
+        const char *rel =
+            strncmp(path, w->root, strlen(w->root)) == 0 ? path + strlen(w->root) : path;
         snprintf(w->last, sizeof w->last, "%s", rel[0] == '/' ? rel + 1 : rel);
         uv_timer_start(&w->debounce, quiet, SW_WATCH_DEBOUNCE_MS, 0);
     }

@@ -44,8 +44,8 @@ static int liveness_json(json_t *o, const sw_svc *v, uint64_t now_hr)
     }
     double age = sw_svc_alive_age(v, now_hr);
     int rc = sw_json_set(o, "health", health);
-    rc |= sw_json_set(o, "watchdog", lc->watchdog_ns ? sw_json_num((double)lc->watchdog_ns / 1e9)
-                                                     : json_null());
+    rc |= sw_json_set(o, "watchdog",
+                      lc->watchdog_ns ? sw_json_num((double)lc->watchdog_ns / 1e9) : json_null());
     rc |= sw_json_set(o, "last_alive", age >= 0 ? sw_json_num(age) : json_null());
     return rc;
 }

@@ -426,10 +426,10 @@ void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason)
  * event keeps only the message. */
 static void end_reason(sw_svc *v, sw_exit_kind kind, const char *error, char *reason, size_t size)
 {
-    const char *why = failed_by_host(v->sub)           ? v->reason
-                      : kind == SW_EXIT_OK             ? "returned"
-                      : error                          ? error
-                                                       : "failed";
+    const char *why = failed_by_host(v->sub) ? v->reason
+                      : kind == SW_EXIT_OK   ? "returned"
+                      : error                ? error
+                                             : "failed";
     snprintf(reason, size, "%s", why ? why : "failed");
     char *trace = strstr(reason, "\nstack traceback:");
     if (trace) *trace = 0;
@@ -541,9 +541,8 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
     if (sw_svc_view(v->sub) == SW_SVC_STOPPING)
         shift(v, SW_SUB_ENDING); /* a stop: its reason stays */
     else
-        svc_enter(
-            v, SW_SUB_ENDING,
-            failed_by_host(v->sub) ? v->reason : "stopping the processes it spawned", -1);
+        svc_enter(v, SW_SUB_ENDING,
+                  failed_by_host(v->sub) ? v->reason : "stopping the processes it spawned", -1);
     if (kill_at_once(v)) {
         shift(v, SW_SUB_ENDING_KILLED);
         sw_runtime_kill_tree(v->sup->rt, v->tree);

@@ -40,10 +40,9 @@ static void enter_health(sw_svc *v, sw_health h)
     v->live.health = h;
     v->sup->changed = true;
     bool ok = h == SW_HEALTH_HEALTHY;
-    sw_log_field f[3] = {
-        {.key = "health", .type = SW_LF_STR, .s = ok ? "healthy" : "unhealthy"},
-        {.key = "failures", .type = SW_LF_INT, .i = v->live.failures},
-        {.key = "error", .type = SW_LF_STR, .s = v->live.last_error}};
+    sw_log_field f[3] = {{.key = "health", .type = SW_LF_STR, .s = ok ? "healthy" : "unhealthy"},
+                         {.key = "failures", .type = SW_LF_INT, .i = v->live.failures},
+                         {.key = "error", .type = SW_LF_STR, .s = v->live.last_error}};
     sw_log_write(v->sup->log, ok ? SW_LOG_INFO : SW_LOG_WARN, v->entry->id, "service health", f,
                  ok ? 2 : 3);
 }
@@ -132,7 +131,8 @@ static void launch_check(sw_svc *v)
         failed(v, err);
         return;
     }
-    sup_arm(&v->live.check_timer, check_timed_out, v->entry->as.service.lifecycle.health.timeout_ns);
+    sup_arm(&v->live.check_timer, check_timed_out,
+            v->entry->as.service.lifecycle.health.timeout_ns);
 }
 
 /* Entry point: the next check is due. */

@@ -18,7 +18,7 @@ typedef enum {
     MSG_READY,
     MSG_STANDBY,
     MSG_TREE_GONE,
-    MSG_SERVICE,  /* a request of the `service` module */
+    MSG_SERVICE,   /* a request of the `service` module */
     MSG_VALIDATED, /* a reload's validator ended */
     MSG_HEALTH     /* a health check ended */
 } msg_type;
@@ -174,8 +174,7 @@ void sup_drain(sw_supervisor *s)
         /* A service that became ready lets its dependents start now, before a later message
          * of the batch (its own end, for a one-shot that returns right after ready()) can
          * make it look as if it never ran: as when each message was settled on its own. */
-        if ((m->type == MSG_READY || m->type == MSG_SERVICE || m->type == MSG_HEALTH) &&
-            s->changed)
+        if ((m->type == MSG_READY || m->type == MSG_SERVICE || m->type == MSG_HEALTH) && s->changed)
             sup_settle(s);
         free(m->error);
         free((char *)m->rq.service);

@@ -119,9 +119,9 @@ typedef struct sw_svc {
         size_t len;
         const sw_entry *of;
     } args;
-    struct { /* liveness of the current run (sup_watchdog.c, sup_health.c) */
-        uv_timer_t watchdog;    /* armed at the watchdog's deadline while running */
-        uint64_t since;         /* uv_hrtime the watchdog counts from: when the run became running */
+    struct {                 /* liveness of the current run (sup_watchdog.c, sup_health.c) */
+        uv_timer_t watchdog; /* armed at the watchdog's deadline while running */
+        uint64_t since;      /* uv_hrtime the watchdog counts from: when the run became running */
         uv_timer_t check_timer; /* the next check, or the timeout of the one in flight */
         uint64_t check_pid;     /* the health check in flight, or 0 */
         uint64_t check_started; /* uv_hrtime the run's checks count from (start_period) */
