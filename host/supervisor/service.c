@@ -450,7 +450,9 @@ void svc_request(sw_svc *v, const sw_svc_request *rq)
 {
     if (!v->pid && v->sub != SW_SUB_ENDING && v->sub != SW_SUB_ENDING_KILLED) return;
     switch (rq->kind) {
-    case SW_SVC_REQ_READY: svc_ready(v, v->pid); break;
+    case SW_SVC_REQ_READY: /* ready: health waits for its check, not for the process */
+        if (v->entry->as.service.lifecycle.ready == SW_READY_NOTIFY) svc_ready(v, v->pid);
+        break;
     case SW_SVC_REQ_SET_POLICY:
         v->run_policy.r = rq->policy;
         v->run_policy.set = true;

@@ -165,3 +165,55 @@ entries:
     assert.truthy(out:find("field lifecycle.health.check: ", 1, true), out) -- a process.lua is not a function.lua
   end)
 end)
+
+describe("systemd's watchdog", function()
+  local C = require("spec.lua.control_helper")
+  local rt = require("spec.lua.runtime_helper")
+
+  -- A datagram listener at path (spec_sock); its output file, one message a line.
+  local function listen(path)
+    local out = C.tmp(".notify")
+    os.execute(("%s dgram %s %d >%s 2>&1 &"):format(h.quote(C.spec_sock), h.quote(path), 30 * C.SLOW, out))
+    local deadline = rt.now() + C.DEADLINE
+    while not (h.read_if(out) or ""):find("listening") do
+      assert(rt.now() < deadline, "the datagram listener did not start: " .. (h.read_if(out) or ""))
+      rt.sleep(0.01)
+    end
+    return out
+  end
+
+  local function count_pings(out)
+    local n = 0
+    for line in (h.read_if(out) or ""):gmatch("([^\n]*)\n") do
+      if line == "WATCHDOG=1" then n = n + 1 end
+    end
+    return n
+  end
+
+  it("is pinged (WATCHDOG=1) every half WATCHDOG_USEC from the supervisor's loop, unless WATCHDOG_PID names another process", function()
+    for _, case in ipairs({ { pid = "", want = true }, { pid = "WATCHDOG_PID=1 ", want = false } }) do
+      local path = C.tmp(".notify.sock")
+      local out = listen(path)
+      local host = C.launch({ dir = APPS .. "watchdog",
+                              env = "NOTIFY_SOCKET=" .. h.quote(path) .. " WATCHDOG_USEC=200000 " .. case.pid })
+      local ok, err = pcall(function()
+        host:wait("running", function(ev) return C.find(ev, { msg = "service state", service = "app:pinger", state = "running" }) end)
+        local t0 = rt.now()
+        if case.want then
+          host:wait("5 pings", function() return count_pings(out) >= 5 end)
+          -- one every 100ms: 5 take at least 0.4s (the first comes at once)
+          assert.truthy(rt.now() - t0 >= 0.3, ("5 pings in %.3f s"):format(rt.now() - t0))
+        else
+          rt.sleep(0.5)
+          assert.is_true(host:alive())
+          assert.are.equal(0, count_pings(out), h.read_if(out))
+        end
+        host:stop()
+      end)
+      host:cleanup()
+      os.remove(out)
+      os.remove(path)
+      if not ok then error(err, 0) end
+    end
+  end)
+end)
