@@ -15,6 +15,8 @@
 typedef struct wdir {
     uv_fs_event_t h;
     char *path; /* as walked from the app directory: "app/src" */
+    ino_t ino;  /* the directory watched: one removed and made again is another */
+    dev_t dev;
     struct sw_watch *w;
     bool seen; /* scratch of a walk: still there */
 } wdir;
@@ -50,10 +52,15 @@ static bool relevant(const char *name)
            (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".lua") == 0);
 }
 
+static bool dir_stat(const char *path, struct stat *st)
+{
+    return lstat(path, st) == 0 && S_ISDIR(st->st_mode); /* a symlink is not followed: no loops */
+}
+
 static bool is_dir(const char *path)
 {
     struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a symlink is not followed: no loops */
+    return dir_stat(path, &st);
 }
 
 static char *join(const char *dir, const char *name)
@@ -67,17 +74,19 @@ static char *join(const char *dir, const char *name)
 static void free_closed(uv_handle_t *h);
 static void on_event(uv_fs_event_t *h, const char *filename, int events, int status);
 
-static wdir *find_dir(sw_watch *w, const char *path)
+static wdir *find_dir(sw_watch *w, const char *path, const struct stat *st)
 {
-    for (size_t i = 0; i < w->n; i++)
-        if (strcmp(w->dirs[i]->path, path) == 0) return w->dirs[i];
+    for (size_t i = 0; i < w->n; i++) {
+        wdir *d = w->dirs[i];
+        if (strcmp(d->path, path) == 0 && d->ino == st->st_ino && d->dev == st->st_dev) return d;
+    }
     return NULL;
 }
 
-/* A watch on path (taking it), unless it has one; false when it cannot be watched. */
-static bool add_dir(sw_watch *w, char *path)
+/* A watch on directory path (taking it), unless it has one; false when it cannot be watched. */
+static bool add_dir(sw_watch *w, char *path, const struct stat *st)
 {
-    wdir *d = find_dir(w, path);
+    wdir *d = find_dir(w, path, st);
     if (d) {
         d->seen = true;
         free(path);
@@ -105,6 +114,8 @@ static bool add_dir(sw_watch *w, char *path)
     if (rc == 0) {
         d->h.data = d;
         d->path = path;
+        d->ino = st->st_ino;
+        d->dev = st->st_dev;
         d->w = w;
         d->seen = true;
         w->open++;
@@ -125,15 +136,17 @@ static bool add_dir(sw_watch *w, char *path)
 /* Watches path and every directory under it, dot directories left out. */
 static void walk(sw_watch *w, const char *path)
 {
+    struct stat st;
+    if (!dir_stat(path, &st)) return;
     char *own = strdup(path);
-    if (!own || !add_dir(w, own)) return;
+    if (!own || !add_dir(w, own, &st)) return;
     DIR *dir = opendir(path);
     if (!dir) return;
     struct dirent *e;
     while ((e = readdir(dir))) {
         if (e->d_name[0] == '.') continue;
         char *sub = join(path, e->d_name);
-        if (sub && is_dir(sub)) walk(w, sub);
+        if (sub) walk(w, sub);
         free(sub);
     }
     closedir(dir);
