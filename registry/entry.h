@@ -20,6 +20,7 @@ typedef enum sw_kind {
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND_ENV_VARIABLES,
+    SW_KIND_FS_VOLUME,
     SW_KIND__COUNT
 } sw_kind;
 
@@ -104,6 +105,8 @@ typedef struct sw_lifecycle {
     struct {
         int64_t processes; /* live processes its processes spawned, at any depth; 0: not set
                                     (a group's, else the host's default) */
+        uint64_t memory;   /* bytes the Lua heaps of its own process and its tree may hold
+                              together; 0: not set (a group's, else none) */
     } limits;
     int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
     int ready;             /* sw_ready_mode */
@@ -202,6 +205,12 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* A directory Lua code may reach with the fs module (docs/registry.md "fs.volume"). */
+typedef struct sw_fs_volume {
+    const char *path; /* absolute: as written, or joined to the app directory's real path */
+    bool readonly;
+} sw_fs_volume;
+
 struct sw_entry {
     const char *id, *ns, *name;
     sw_kind kind;
@@ -219,6 +228,7 @@ struct sw_entry {
         sw_group group;
         sw_policy policy;
         sw_env_variables env_variables;
+        sw_fs_volume fs_volume;
     } as;
 };
 

@@ -20,7 +20,7 @@ static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 const char *const sw_host_module_names[] = {
     "process",    "channel", "time", "logger",    "errors", "json",  "registry", "security",
     "net",        "funcs",   "http", "coroutine", "string", "table", "math",     "bit",
-    "supervisor", "service", "env",  "uuid",      "io",     NULL};
+    "supervisor", "service", "env",  "uuid",      "io",     "fs",    "exec",     NULL};
 
 /* ---- source ---- */
 
@@ -242,6 +242,10 @@ static void parse_security(sw_parse *p, const sw_node *n, void *dst)
 
 static const sw_field lifecycle_limits_fields[] = {
     {.name = "processes", .type = SW_F_INT, .offset = 0, .min = 1, .max = 1e9},
+    {.name = "memory",
+     .type = SW_F_SIZE,
+     .offset = offsetof(sw_lifecycle, limits.memory) - offsetof(sw_lifecycle, limits),
+     .flags = SW_F_POSITIVE},
 };
 static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
                                                   N(lifecycle_limits_fields)};
@@ -348,6 +352,33 @@ static void group_defaults(sw_entry *e)
     lifecycle_defaults(&e->as.group.lifecycle);
 }
 
+/* ---- fs.volume ---- */
+
+/* path: absolute, or relative to the app directory (joined to its real path, so the host's
+ * working directory never matters). The directory itself is opened when Lua uses it. */
+static void parse_volume_path(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    if (!*s) {
+        sw_parse_error(p, n, "empty path");
+        return;
+    }
+    if (s[0] == '/' || !p->app_root) *(const char **)dst = s;
+    else *(const char **)dst = sw_arena_printf(p->arena, "%s/%s", p->app_root, s);
+}
+
+#define FV(f) offsetof(sw_fs_volume, f)
+static const sw_field volume_fields[] = {
+    {.name = "path",
+     .type = SW_F_CUSTOM,
+     .offset = FV(path),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_volume_path},
+    {.name = "readonly", .type = SW_F_BOOL, .offset = FV(readonly)},
+};
+static const sw_schema volume_schema = {volume_fields, N(volume_fields)};
+
 static const sw_kind_def kinds[] = {
     {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, NULL},
     {"library.lua", SW_KIND_LIBRARY_LUA, &library_lua_schema, NULL},
@@ -359,11 +390,20 @@ static const sw_kind_def kinds[] = {
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
     {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
+    {"fs.volume", SW_KIND_FS_VOLUME, &volume_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {
-    "process.lua",     "library.lua",    "process.host", "process.service", "service.group",
-    "security.policy", "registry.entry", "function.lua", "env.variables",   NULL};
+const char *const sw_kind_names[] = {"process.lua",
+                                     "library.lua",
+                                     "process.host",
+                                     "process.service",
+                                     "service.group",
+                                     "security.policy",
+                                     "registry.entry",
+                                     "function.lua",
+                                     "env.variables",
+                                     "fs.volume",
+                                     NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

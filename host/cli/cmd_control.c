@@ -134,9 +134,44 @@ static void duration(char *out, size_t size, double s)
     else snprintf(out, size, "%dd%02dh", (int)(s / 86400), (int)s % 86400 / 3600);
 }
 
-#define N_COLS 10
-static const char *const headers[N_COLS] = {"ID",      "STATE",      "PID",    "UPTIME", "RESTARTS",
-                                            "ATTEMPT", "NEXT RETRY", "REASON", "GROUP",  "HEALTH"};
+/* Bytes as systemctl shows them: "812K", "1.2M", "3.4G" ("-" when negative: not known). */
+static void bytes(char *out, size_t size, double b)
+{
+    const char *units = "BKMGT";
+    int u = 0;
+    while (b >= 1024 && u < 4) b /= 1024, u++;
+    if (b < 0) snprintf(out, size, "-");
+    else if (u == 0 || b >= 10) snprintf(out, size, "%.0f%c", b, units[u]);
+    else snprintf(out, size, "%.1f%c", b, units[u]);
+}
+
+/* CPU seconds: "0.25s" below 10 s, then as a duration. */
+static void cpu_time(char *out, size_t size, double s)
+{
+    if (s >= 0 && s < 10) snprintf(out, size, "%.2fs", s);
+    else duration(out, size, s);
+}
+
+enum {
+    C_ID,
+    C_STATE,
+    C_PID,
+    C_UPTIME,
+    C_PROCS,
+    C_MEMORY,
+    C_CPU,
+    C_QUEUED,
+    C_RESTARTS,
+    C_ATTEMPT,
+    C_RETRY,
+    C_REASON,
+    C_GROUP,
+    C_HEALTH,
+    N_COLS
+};
+static const char *const headers[N_COLS] = {"ID",         "STATE",  "PID",    "UPTIME",   "PROCS",
+                                            "MEMORY",     "CPU",    "QUEUED", "RESTARTS", "ATTEMPT",
+                                            "NEXT RETRY", "REASON", "GROUP",  "HEALTH"};
 #define REASON_MAX 60
 
 /* Liveness in a few words: "healthy", "unhealthy (2/3)", "alive 1.2s ago", both, or "-". */
@@ -162,26 +197,30 @@ static void liveness(const json_t *svc, char *out, size_t size)
 /* The cells of one service row, each written into cells[k] (size 128 but reason/id). */
 static void row(const json_t *svc, char cells[N_COLS][256])
 {
-    snprintf(cells[0], 256, "%s", str_or(svc, "id", "?"));
-    snprintf(cells[1], 256, "%s", str_or(svc, "state", "?"));
-    snprintf(cells[2], 256, "%s", str_or(svc, "pid", "-"));
-    duration(cells[3], 256, num(svc, "uptime", -1));
-    snprintf(cells[4], 256, "%.0f", num(svc, "restarts", 0));
-    snprintf(cells[5], 256, "%.0f", num(svc, "attempt", 0));
+    snprintf(cells[C_ID], 256, "%s", str_or(svc, "id", "?"));
+    snprintf(cells[C_STATE], 256, "%s", str_or(svc, "state", "?"));
+    snprintf(cells[C_PID], 256, "%s", str_or(svc, "pid", "-"));
+    duration(cells[C_UPTIME], 256, num(svc, "uptime", -1));
+    snprintf(cells[C_PROCS], 256, "%.0f", num(svc, "processes", 0));
+    bytes(cells[C_MEMORY], 256, num(svc, "memory", -1));
+    cpu_time(cells[C_CPU], 256, num(svc, "cpu", -1));
+    snprintf(cells[C_QUEUED], 256, "%.0f", num(svc, "queued", 0));
+    snprintf(cells[C_RESTARTS], 256, "%.0f", num(svc, "restarts", 0));
+    snprintf(cells[C_ATTEMPT], 256, "%.0f", num(svc, "attempt", 0));
     double in = num(svc, "next_retry_in", -1);
     if (in >= 0) {
         char d[32];
         duration(d, sizeof d, in);
-        snprintf(cells[6], 256, "in %s", d);
-    } else snprintf(cells[6], 256, "-");
+        snprintf(cells[C_RETRY], 256, "in %s", d);
+    } else snprintf(cells[C_RETRY], 256, "-");
     const char *reason = str(svc, "reason");
     if (!reason) reason = "-";
     const char *nl = strchr(reason, '\n');
     int n = nl ? (int)(nl - reason) : (int)strlen(reason);
-    if (n > REASON_MAX) snprintf(cells[7], 256, "%.*s...", REASON_MAX - 3, reason);
-    else snprintf(cells[7], 256, "%.*s", n, reason);
-    snprintf(cells[8], 256, "%s", str_or(svc, "group", "-"));
-    liveness(svc, cells[9], 256);
+    if (n > REASON_MAX) snprintf(cells[C_REASON], 256, "%.*s...", REASON_MAX - 3, reason);
+    else snprintf(cells[C_REASON], 256, "%.*s", n, reason);
+    snprintf(cells[C_GROUP], 256, "%s", str_or(svc, "group", "-"));
+    liveness(svc, cells[C_HEALTH], 256);
 }
 
 static void print_row(const char *const *cells, const int *width)
@@ -247,16 +286,21 @@ static void print_list(const char *label, const json_t *list)
 
 static void print_service(const json_t *svc)
 {
-    char c[N_COLS][256];
+    char c[N_COLS][256], peak[32], max[32];
     row(svc, c);
-    printf("%s - %s\n", c[0], c[1]);
-    printf("  %-12s%s\n  %-12s%s\n  %-12s%s\n  %-12s%s\n", "pid:", c[2], "uptime:", c[3],
-           "restarts:", c[4], "attempt:", c[5]);
+    printf("%s - %s\n", c[C_ID], c[C_STATE]);
+    printf("  %-12s%s\n  %-12s%s\n", "pid:", c[C_PID], "uptime:", c[C_UPTIME]);
+    bytes(peak, sizeof peak, num(svc, "memory_peak", -1));
+    bytes(max, sizeof max, num(svc, "memory_max", -1));
+    printf("  %-12s%s\n  %-12s%s (peak %s, max %s)\n  %-12s%s\n  %-12s%s\n",
+           "processes:", c[C_PROCS], "memory:", c[C_MEMORY], peak, max, "cpu:", c[C_CPU],
+           "queued:", c[C_QUEUED]);
+    printf("  %-12s%s\n  %-12s%s\n", "restarts:", c[C_RESTARTS], "attempt:", c[C_ATTEMPT]);
     const char *at = str(svc, "next_retry");
-    if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[6]);
+    if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[C_RETRY]);
     else printf("  %-12s-\n", "next retry:");
-    printf("  %-12s%s\n  %-12s%s\n", "reason:", str_or(svc, "reason", "-"), "group:", c[8]);
-    printf("  %-12s%s\n", "health:", c[9]);
+    printf("  %-12s%s\n  %-12s%s\n", "reason:", str_or(svc, "reason", "-"), "group:", c[C_GROUP]);
+    printf("  %-12s%s\n", "health:", c[C_HEALTH]);
     print_list("depends on:", json_object_get(svc, "depends_on"));
     print_list("dependents:", json_object_get(svc, "dependents"));
     const json_t *errors = json_object_get(svc, "errors");

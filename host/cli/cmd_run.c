@@ -17,6 +17,7 @@
 #include "runtime.h"
 #include "config.h"
 #include "supervisor.h"
+#include "memory_high.h"
 #include "control.h"
 #include "notify.h"
 #include "units.h"
@@ -164,6 +165,7 @@ typedef struct app_state {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm, sighup, sigusr2;
     sw_supervisor sup;
+    sw_memory_high high;
     sw_control *ctl;
     int signals;
     sw_watch *watch;        /* --watch, or NULL */
@@ -325,11 +327,13 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     }
     start_sd_watchdog(&a);
     watch_signals(&a, true);
+    sw_memory_high_start(&a.high, &a.sup, sw_host_config_memory_high(cfg));
     sw_supervisor_start(&a.sup);
     uv_run(&a.loop, UV_RUN_DEFAULT);
     watch_signals(&a, false);
     sw_watch_close(a.watch);
     uv_close((uv_handle_t *)&a.sd_watchdog, NULL);
+    sw_memory_high_stop(&a.high);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
     sw_control_close(ctl);
     sw_supervisor_close(&a.sup);
@@ -338,7 +342,7 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     sw_log_flush(log, SW_LOG_FLUSH_TIMEOUT_NS); /* pending summaries before the last line */
     sw_log_write(log, SW_LOG_INFO, NULL, "stopped", NULL, 0);
     sw_log_free(log);
-    return 0;
+    return a.high.fired ? 1 : 0; /* a shutdown for memory.high is a failure (docs/operating.md) */
 }
 
 int sw_cmd_run(const sw_cli *cli)

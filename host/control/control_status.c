@@ -68,6 +68,14 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
     long long tree = v->tree ? atomic_load_explicit(&v->tree->live, memory_order_relaxed) : 0;
     rc |= sw_json_set(o, "processes",
                       json_integer((json_int_t)((v->pid ? 1 : 0) + (tree > 0 ? tree : 0))));
+    /* what they use (docs/supervision.md "Resources"): memory in budget steps, this run's CPU */
+    sw_svc_usage u = sw_svc_usage_of(v->tree);
+    rc |= sw_json_set(o, "memory", json_integer((json_int_t)u.memory));
+    rc |= sw_json_set(o, "memory_peak", json_integer((json_int_t)u.memory_peak));
+    rc |= sw_json_set(o, "memory_max",
+                      u.memory_max ? json_integer((json_int_t)u.memory_max) : json_null());
+    rc |= sw_json_set(o, "cpu", sw_json_num(u.cpu_s));
+    rc |= sw_json_set(o, "queued", json_integer((json_int_t)u.queued));
     rc |= sw_json_set(o, "restarts", json_integer((json_int_t)v->restarts));
     rc |= sw_json_set(o, "attempt", json_integer((json_int_t)v->attempt + 1));
     rc |= sw_json_set(o, "next_retry", sw_json_str(v->next_attempt_at ? at : NULL));

@@ -75,6 +75,8 @@ OPENER(service, sw_open_service)
 OPENER(env, sw_open_env)
 OPENER(uuid, sw_open_uuid)
 OPENER(io, sw_open_io)
+OPENER(fs, sw_open_fs)
+OPENER(exec, sw_open_exec)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -180,6 +182,8 @@ const sw_vm_lib sw_api_libs[] = {{"process", open_process},
                                  {"env", open_env},
                                  {"uuid", open_uuid},
                                  {"io", open_io},
+                                 {"fs", open_fs},
+                                 {"exec", open_exec},
                                  {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)

@@ -46,6 +46,12 @@ int sw_open_service(lua_State *L);
 int sw_open_env(lua_State *L);
 int sw_open_uuid(lua_State *L);
 int sw_open_io(lua_State *L);
+int sw_open_fs(lua_State *L);
+int sw_open_exec(lua_State *L);
+
+/* The host path of the "volume_id:rel" path at idx (exec's cwd): 0 with out filled, or the
+ * count of (nil, err) pushed (a bad path, no such volume). No guard is checked. */
+int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len);
 
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no

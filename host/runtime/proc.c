@@ -188,25 +188,47 @@ static bool run_tasks(sw_proc *p)
     return true;
 }
 
-void sw_proc_run(sw_proc *p)
+/* Its deliveries, then its tasks; false when the process is over. */
+static bool run_slice(sw_proc *p)
 {
-    if (!sw_mailbox_take(p)) return;
+    if (!sw_mailbox_take(p)) return false;
     lua_State *L = sw_vm_lua(p->vm);
     if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
         const char *why = sw_vm_oom_error(p->vm);
         proc_exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
-        return;
+        return false;
     }
     if (p->kill_requested) {
         proc_exit_failed(p, NULL, "killed", SW_EXIT_KILLED);
-        return;
+        return false;
     }
     if (p->doom) {
         proc_exit_failed(p, NULL, p->doom, SW_EXIT_FAILED);
-        return;
+        return false;
     }
-    if (!run_tasks(p)) return;
+    if (!run_tasks(p)) return false;
     if (sw_mailbox_park(p, p->ready_head != NULL)) sw_worker_enqueue(p->worker, p);
+    return true;
+}
+
+/* A process of a tree over its service's memory limit ended: the run ends with it
+ * (docs/supervision.md "Resources"), so its own process is killed, once. */
+static void ended_in_tree(sw_proc *p, sw_svc_count *c)
+{
+    if (atomic_load_explicit(&c->memory.refused, memory_order_relaxed) &&
+        !atomic_exchange(&c->root_doomed, true))
+        sw_tree_kill_root(p->rt, c);
+}
+
+void sw_proc_run(sw_proc *p)
+{
+    if (!run_slice(p) && p->svc) ended_in_tree(p, p->svc);
+}
+
+void sw_proc_charge(sw_vm *vm, uint64_t ns)
+{
+    sw_proc *p = sw_vm_owner_of(vm);
+    if (p->svc) atomic_fetch_add_explicit(&p->svc->cpu_ns, ns, memory_order_relaxed);
 }
 
 /* ---- spawning ---- */
@@ -301,17 +323,21 @@ static void spawn_failed(sw_proc *p)
     sw_proc_release(p);
 }
 
-/* lifecycle.limits.processes of the service, else of the nearest group around it, else the
- * host's default. */
-static int64_t service_max(sw_runtime *rt, const sw_registry *reg, const char *service)
+/* lifecycle.limits.processes and .memory of the service, each else of the nearest group
+ * around it that sets it, else the host's default (processes) or none (memory). */
+static void service_limits(sw_runtime *rt, const sw_registry *reg, const char *service,
+                           int64_t *max, uint64_t *memory)
 {
+    *max = 0;
+    *memory = 0;
     for (const sw_entry *e = sw_registry_get(reg, service); e; e = e->parent) {
         const sw_lifecycle *lc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle
                                  : e->kind == SW_KIND_GROUP ? &e->as.group.lifecycle
                                                             : NULL;
-        if (lc && lc->limits.processes) return lc->limits.processes;
+        if (lc && !*max) *max = lc->limits.processes;
+        if (lc && !*memory) *memory = lc->limits.memory;
     }
-    return rt->limits.service_processes;
+    if (!*max) *max = rt->limits.service_processes;
 }
 
 /* The limits a new process must pass before its state is made: the host's count, room under
@@ -340,9 +366,13 @@ static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
             return -1;
         }
         p->svc_counted = true;
+        sw_svc_note_live(c, atomic_load_explicit(&c->live, memory_order_relaxed));
     } else if (!s->parent && (s->service || s->tree)) {
         const char *id = s->service ? s->service : s->tree;
-        c = sw_svc_count_get(&rt->services, id, service_max(rt, p->ctx.registry, id));
+        int64_t max;
+        uint64_t memory;
+        service_limits(rt, p->ctx.registry, id, &max, &memory);
+        c = sw_svc_count_get(&rt->services, id, max, memory);
     }
     p->svc = c;
     return 0;
@@ -367,7 +397,7 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
         spawn_failed(p);
         return NULL;
     }
-    sw_vm_set_budget(p->vm, &rt->memory);
+    sw_vm_set_budget(p->vm, p->svc ? &p->svc->memory : &rt->memory);
     sw_vm_set_libs(p->vm, rt->libs);
     if (load_chunk(p, err, errlen) != 0) {
         spawn_failed(p);

@@ -22,6 +22,8 @@ typedef struct sw_runtime sw_runtime;
 typedef struct sw_task sw_task;
 typedef struct sw_net_owned sw_net_owned;
 typedef struct sw_http_owned sw_http_owned;
+typedef struct sw_fs_owned sw_fs_owned;
+typedef struct sw_exec_owned sw_exec_owned;
 
 typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 
@@ -89,7 +91,7 @@ struct sw_proc {
     uint64_t names_swept; /* the table's death count at its last sweep for stale names */
 
     /* Set at prepare, read-only after. */
-    sw_svc_count *svc; /* its service's process count, or NULL (no service) */
+    sw_svc_count *svc; /* its service's process count and usage, or NULL (no service) */
     bool counted;      /* in the runtime's count of processes */
     bool svc_counted;  /* in svc's (a process a process spawned) */
 
@@ -122,6 +124,8 @@ struct sw_proc {
     sw_net_owned *net;               /* its sockets (net.c), closed as it ends; NULL: none yet */
     sw_http_owned *http;             /* its HTTP transfers (http_client.c), removed as it ends */
     struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
+    sw_fs_owned *fs;                 /* its fs requests and open files (fs.c), closed as it ends */
+    sw_exec_owned *exec;             /* its commands (exec.c), killed as it ends */
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in
@@ -142,6 +146,10 @@ void sw_proc_release(sw_proc *p);
 /* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
  * ready. Thread: the worker that popped it from a run queue. */
 void sw_proc_run(sw_proc *p);
+/* The pool's watchdog found vm running a slice at a check, ns after its previous check: that
+ * much CPU time goes to its process's service (docs/supervision.md "Resources"). Thread:
+ * the watchdog, holding the worker's slice lock (vm cannot be freed meanwhile). */
+void sw_proc_charge(sw_vm *vm, uint64_t ns);
 
 /* Frees a process that will never run again (the runtime is shutting down and its workers
  * have stopped): no monitor, link or exit callback hears of it. */

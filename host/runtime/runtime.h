@@ -74,6 +74,7 @@ typedef struct sw_runtime {
     _Atomic(sw_security_set *) security;
     pthread_mutex_t security_lock;
     bool security_relaxed; /* security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow: the exec module may start commands */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
     sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
@@ -90,6 +91,7 @@ typedef struct sw_runtime_config {
     size_t max_message;    /* 0 = 64MB */
     uint64_t slice_ns;     /* 0 = SW_SLICE_NS */
     bool security_relaxed; /* host config security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow (false) */
     /* Handed down by the composition root (the runtime includes no binding): the lazily
      * opened Lua modules of every process (sw_vm_set_libs; static, outliving the runtime),
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
@@ -140,13 +142,17 @@ int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
 
 /* ---- a service's process tree (its sw_svc_count; the root, its own process, not counted) ---- */
 
-/* Opens c's tree for a new run: its processes may spawn again. Only while no tree process
- * lives (a new run, before its root launches). Thread: the owner's. */
+/* Opens c's tree for a new run: its processes may spawn again; the run's usage (CPU time,
+ * peaks, the memory limit's refusal) starts afresh. Only while no tree process lives (a new
+ * run, before its root launches). Thread: the owner's. */
 void sw_tree_open(sw_svc_count *c);
 /* The run's root ended: the tree takes no more processes. true when it is already gone
  * (nothing will be called); else on_gone(arg) is called once, on any thread, when it is: the
  * owner then confirms with sw_tree_gone. Thread: the owner's. */
 bool sw_tree_end(sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg);
+/* Kills the run's own process (the root) of c, if it lives: a process of its tree went past
+ * the service's memory limit (docs/supervision.md "Resources"). Thread: any. */
+void sw_tree_kill_root(sw_runtime *rt, sw_svc_count *c);
 /* CANCEL to each process left in an ending tree (after the owner has logged why). */
 void sw_runtime_cancel_tree(sw_runtime *rt, sw_svc_count *c);
 /* Kills every process left in c's tree (after an ending tree's stop timeout). */

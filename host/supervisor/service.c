@@ -509,6 +509,12 @@ static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, s
 /* The run is over, its tree included: judged as stop, or by its own policy. */
 static void run_over(sw_svc *v, sw_exit_kind kind, bool retryable, const char *error, svc_end *out)
 {
+    svc_log_usage(v);
+    if (svc_over_memory(v)) { /* whichever process hit it, the run fails with it */
+        kind = SW_EXIT_FAILED;
+        retryable = true;
+        error = v->tree->memory.refusal;
+    }
     if (stop_requested(
             v->sub)) { /* an explicit stop or shutdown: terminal, whatever the end looked like */
         const char *why = !killed(v->sub)            ? (v->held_by ? "restarting" : "stopped")

@@ -58,6 +58,13 @@ void svc_standby_arrived(sw_svc *v, sw_proc *p, const sw_entry *of);
 /* Frees a prepared next run, if any. */
 void svc_drop_standby(sw_svc *v);
 
+/* ---- resources (service_usage.c; docs/supervision.md "Resources") ---- */
+
+/* Logs what the run that just ended used: one "run ended" event. */
+void svc_log_usage(const sw_svc *v);
+/* Whether a process of its current (or just ended) run went past lifecycle.limits.memory. */
+bool svc_over_memory(const sw_svc *v);
+
 /* Its own restart after delay ns: logged (st, reason, delay) with the attempt that ended, then
  * counted; BACKOFF with its timer unless delay is 0 (then down, started by the reconcile). */
 void svc_schedule_restart(sw_svc *v, sw_svc_state st, const char *reason, int64_t delay);

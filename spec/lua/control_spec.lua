@@ -52,7 +52,7 @@ describe("steward status", function()
       local r = host:ctl("status")
       assert.are.equal(0, r.code, r.stderr)
       local lines = rt.lines(r.stdout)
-      assert.truthy(lines[1]:match("^ID%s+STATE%s+PID%s+UPTIME%s+RESTARTS%s+ATTEMPT%s+NEXT RETRY%s+REASON%s+GROUP%s+HEALTH$"), lines[1])
+      assert.truthy(lines[1]:match("^ID%s+STATE%s+PID%s+UPTIME%s+PROCS%s+MEMORY%s+CPU%s+QUEUED%s+RESTARTS%s+ATTEMPT%s+NEXT RETRY%s+REASON%s+GROUP%s+HEALTH$"), lines[1])
       assert.are.equal(9, #lines) -- header, 6 services, a blank line, the summary
       assert.truthy(lines[9]:match("^6 services: .*%d+ running.*; host pid " .. host.pid .. ", up "), lines[9])
       assert.truthy(r.stdout:find("app:db%s+running%s+host|0x"))
