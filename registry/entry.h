@@ -38,11 +38,31 @@ typedef struct sw_reflist {
     sw_ref *v;
 } sw_reflist;
 
+typedef struct sw_lib_tree sw_lib_tree;
+
 typedef struct sw_source {
     const char *path; /* resolved file for file://, NULL for inline code */
-    const char *text; /* the code */
+    const char *text; /* the code; NULL for a dir:// tree without a root module */
     size_t len;
+    const sw_lib_tree *tree; /* dir:// (library.lua only): the tree; path/text its root module */
 } sw_source;
+
+/* One Lua file of a dir:// tree, read at load. */
+typedef struct sw_tree_file {
+    const char *rel;  /* path inside the tree: "List.lua", "a/b/init.lua" */
+    const char *path; /* the file as the chunk name shows it */
+    const char *text;
+    size_t len;
+} sw_tree_file;
+
+/* A library.lua's module tree (docs/registry.md "Module trees"): every *.lua file under the
+ * directory, sorted by rel. */
+struct sw_lib_tree {
+    const char *dir;  /* the directory, as the chunk names show it */
+    const char *name; /* the directory's last component: the name its files require it by */
+    size_t n;
+    sw_tree_file *files;
+};
 
 typedef struct sw_import {
     const char *alias;
@@ -74,6 +94,7 @@ typedef struct sw_process_lua {
 typedef struct sw_library_lua {
     sw_source source;
     sw_imports imports;
+    const char *module; /* the name its own files require it by; NULL: the tree's name */
 } sw_library_lua;
 
 typedef struct sw_process_host {
@@ -222,6 +243,9 @@ const char *sw_kind_name(sw_kind k);
 const sw_source *sw_entry_source(const sw_entry *e);
 /* The chunk name its source is compiled under: "@path" for a file, "=ID" for inline code. */
 void sw_entry_chunkname(const sw_entry *e, char *buf, size_t size);
+/* The file of a tree whose module is `sub` (dotted, relative to the tree: "a.b" finds a/b.lua,
+ * else a/b/init.lua), or NULL. */
+const sw_tree_file *sw_lib_tree_find(const sw_lib_tree *t, const char *sub);
 /* -1 if unknown. */
 int sw_kind_from_name(const char *name);
 

@@ -46,6 +46,11 @@ int sw_open_service(lua_State *L);
 int sw_open_env(lua_State *L);
 int sw_open_uuid(lua_State *L);
 int sw_open_io(lua_State *L);
+/* The require function and the process's package table (api_require.c; not read-only). */
+int sw_open_require(lua_State *L);
+int sw_open_package(lua_State *L);
+/* Adds os.getenv (env.get's rules) to the vm's os subset passed as argument 1 (api_env.c). */
+int sw_open_os(lua_State *L);
 
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no

@@ -123,8 +123,11 @@ sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
  * error. Thread-safe. */
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err,
                                      size_t errlen);
+/* The same for any text under chunkname (the files of a library's module tree). */
+const unsigned char *sw_runtime_code_text(sw_runtime *rt, const char *chunkname, const char *text,
+                                          size_t text_len, size_t *len, char *err, size_t errlen);
 /* Compiles every Lua source of reg as sw_runtime_code would and adds a load error to diags for
- * each that does not compile (file:line:col of the entry, field "source", Lua's message with
+ * each that does not compile (a library's tree: every file) (file:line:col of the entry, field "source", Lua's message with
  * its own position). The number of errors added (`steward check`). */
 size_t sw_check_sources(const sw_registry *reg, sw_diags *diags);
 

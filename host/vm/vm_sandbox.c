@@ -443,6 +443,7 @@ void vm_sandbox_open(lua_State *L)
     sandbox_base(L);
     vm_builtins_base(L);
     sandbox_xpcall(L);
+    vm_compat_base(L);
     lua_pushcfunction(L, sb_load);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "load");
