@@ -146,8 +146,8 @@ static void set_root(walk *w, const char *real_root, sw_source *src, const sw_li
         lstat(beside, &st) == 0 && S_ISREG(st.st_mode)) {
         const char *why = NULL;
         size_t len = 0;
-        char *text = sw_read_regular_file(beside, MAX_FILE_BYTES, "larger than 16MB", true, &len,
-                                          &why);
+        char *text =
+            sw_read_regular_file(beside, MAX_FILE_BYTES, "larger than 16MB", true, &len, &why);
         if (!text) {
             fail(w, "dir://%s.lua: %s", w->shown, why);
             return;
@@ -182,8 +182,8 @@ static bool resolve_dir(sw_parse *p, const sw_node *n, const char *name, char *s
         sw_parse_error(p, n, "dir://%s: %s", name, strerror(errno));
         return false;
     }
-    if (name[0] != '/' && (!p->app_root || !(inside(p->app_root, real) ||
-                                             strcmp(p->app_root, real) == 0))) {
+    if (name[0] != '/' &&
+        (!p->app_root || !(inside(p->app_root, real) || strcmp(p->app_root, real) == 0))) {
         sw_parse_error(p, n, "dir://%s resolves outside the app directory", name);
         return false;
     }

@@ -112,8 +112,8 @@ static bool match_alias(const char *name, const char *alias, const char **rest)
 static const sw_entry *resolve(lua_State *L, const sw_entry *scope, const char *name,
                                const char **rest)
 {
-    const sw_imports *imps = scope ? &scope->as.library_lua.imports
-                                   : &sw_proc_of(L)->entry->as.process_lua.imports;
+    const sw_imports *imps =
+        scope ? &scope->as.library_lua.imports : &sw_proc_of(L)->entry->as.process_lua.imports;
     const sw_entry *best = NULL;
     size_t best_len = 0;
     const char *r;
@@ -124,8 +124,10 @@ static const sw_entry *resolve(lua_State *L, const sw_entry *scope, const char *
         }
     }
     const sw_library_lua *own = scope ? &scope->as.library_lua : NULL;
-    const char *self = !own ? NULL : own->module ? own->module
-                                   : own->source.tree ? own->source.tree->name : NULL;
+    const char *self = !own               ? NULL
+                       : own->module      ? own->module
+                       : own->source.tree ? own->source.tree->name
+                                          : NULL;
     if (self && strlen(self) > best_len && match_alias(name, self, &r)) best = scope, *rest = r;
     return best;
 }
@@ -230,8 +232,8 @@ static void push_chunk(lua_State *L, const module_file *f)
 {
     char err[512];
     size_t len;
-    const unsigned char *bc = sw_runtime_code_text(sw_proc_of(L)->rt, f->chunkname, f->text,
-                                                   f->len, &len, err, sizeof err);
+    const unsigned char *bc = sw_runtime_code_text(sw_proc_of(L)->rt, f->chunkname, f->text, f->len,
+                                                   &len, err, sizeof err);
     if (!bc || sw_vm_load_compiled(sw_vm_of(L), f->chunkname, bc, len, err, sizeof err) != 0)
         luaL_error(L, "require: %s", err);
     lua_xmove(sw_vm_lua(sw_vm_of(L)), L, 1);
