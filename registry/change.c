@@ -7,7 +7,8 @@
 
 static const sw_source *source_of(const sw_entry *e)
 {
-    if (e->kind == SW_KIND_PROCESS_LUA || e->kind == SW_KIND_FUNCTION_LUA)
+    if (e->kind == SW_KIND_PROCESS_LUA || e->kind == SW_KIND_FUNCTION_LUA ||
+        e->kind == SW_KIND_TEST_LUA)
         return &e->as.process_lua.source;
     if (e->kind == SW_KIND_LIBRARY_LUA) return &e->as.library_lua.source;
     return NULL;

@@ -20,6 +20,7 @@ typedef enum sw_kind {
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND_ENV_VARIABLES,
+    SW_KIND_TEST_LUA, /* parsed into as.test_lua, whose first member is a process.lua's */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -217,6 +218,15 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* test.lua: a test file `steward test` runs as a process (docs/registry.md "test.lua"). */
+typedef struct sw_test_lua {
+    sw_process_lua process; /* first: as.process_lua reads it (source, imports, limits) */
+    sw_reflist services;    /* started, with what they need, before the test; stopped after */
+    struct {
+        sw_security_ctx security; /* the identity the test runs as */
+    } lifecycle;
+} sw_test_lua;
+
 struct sw_entry {
     const char *id, *ns, *name;
     sw_kind kind;
@@ -234,6 +244,7 @@ struct sw_entry {
         sw_group group;
         sw_policy policy;
         sw_env_variables env_variables;
+        sw_test_lua test_lua;
     } as;
 };
 

@@ -360,6 +360,36 @@ static void group_defaults(sw_entry *e)
     lifecycle_defaults(&e->as.group.lifecycle);
 }
 
+/* ---- test.lua ---- */
+
+#define TL(f) offsetof(sw_test_lua, f)
+static const sw_field test_lifecycle_fields[] = {
+    {.name = "security", .type = SW_F_CUSTOM, .offset = 0, .custom = parse_security},
+};
+static const sw_schema test_lifecycle_schema = {test_lifecycle_fields, N(test_lifecycle_fields)};
+
+static const sw_field test_lua_fields[] = {
+    {.name = "source",
+     .type = SW_F_CUSTOM,
+     .offset = TL(process.source),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_source},
+    {.name = "imports",
+     .type = SW_F_CUSTOM,
+     .offset = TL(process.imports),
+     .custom = parse_imports},
+    {.name = "limits", .type = SW_F_OBJECT, .offset = TL(process.limits), .sub = &limits_schema},
+    {.name = "services",
+     .type = SW_F_REFLIST,
+     .offset = TL(services),
+     .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP)},
+    {.name = "lifecycle",
+     .type = SW_F_OBJECT,
+     .offset = TL(lifecycle),
+     .sub = &test_lifecycle_schema},
+};
+static const sw_schema test_lua_schema = {test_lua_fields, N(test_lua_fields)};
+
 static const sw_kind_def kinds[] = {
     {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, NULL},
     {"library.lua", SW_KIND_LIBRARY_LUA, &library_lua_schema, NULL},
@@ -371,11 +401,20 @@ static const sw_kind_def kinds[] = {
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
     {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
+    {"test.lua", SW_KIND_TEST_LUA, &test_lua_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {
-    "process.lua",     "library.lua",    "process.host", "process.service", "service.group",
-    "security.policy", "registry.entry", "function.lua", "env.variables",   NULL};
+const char *const sw_kind_names[] = {"process.lua",
+                                     "library.lua",
+                                     "process.host",
+                                     "process.service",
+                                     "service.group",
+                                     "security.policy",
+                                     "registry.entry",
+                                     "function.lua",
+                                     "env.variables",
+                                     "test.lua",
+                                     NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

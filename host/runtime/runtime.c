@@ -163,6 +163,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->guard = cfg ? cfg->guard : NULL;
     rt->service_request = cfg ? cfg->service_request : NULL;
     rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
+    rt->test_main = cfg ? cfg->test_main : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);
     atomic_init(&rt->memory.used, 0);

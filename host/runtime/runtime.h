@@ -78,11 +78,12 @@ typedef struct sw_runtime {
     sw_guard_fn guard;
     sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
     void *service_request_arg;
-    sw_limits limits;       /* resolved: every field set */
-    sw_vm_budget memory;    /* the cap on every process's heap and queued deliveries */
-    atomic_llong procs;     /* processes holding a state (prepared or running) */
-    sw_svc_counts services; /* processes spawned by each service's processes */
-    sw_std_streams std;     /* stdout and stderr as the io module writes them */
+    lua_CFunction test_main; /* sw_runtime_config */
+    sw_limits limits;        /* resolved: every field set */
+    sw_vm_budget memory;     /* the cap on every process's heap and queued deliveries */
+    atomic_llong procs;      /* processes holding a state (prepared or running) */
+    sw_svc_counts services;  /* processes spawned by each service's processes */
+    sw_std_streams std;      /* stdout and stderr as the io module writes them */
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -99,6 +100,10 @@ typedef struct sw_runtime_config {
      * root; NULL: no supervisor (`run -x`, tests). */
     sw_svc_request_fn service_request;
     void *service_request_arg;
+    /* `steward test`: called with a test.lua's chunk, returns the function its main task
+     * runs first (the test runner around the chunk); NULL: test.lua entries run as plain
+     * chunks. */
+    lua_CFunction test_main;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
 } sw_runtime_config;
 

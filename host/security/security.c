@@ -163,6 +163,8 @@ sw_security_set *sw_security_compile(const sw_registry *reg, char *err, size_t e
         const sw_entry *e = reg->entries[i];
         const sw_security_ctx *sc =
             e->kind == SW_KIND_SERVICE ? sw_security_declared(e, NULL) : NULL;
+        if (e->kind == SW_KIND_TEST_LUA && e->as.test_lua.lifecycle.security.present)
+            sc = &e->as.test_lua.lifecycle.security; /* keyed by the test's id (steward test) */
         if (sc) compile_ctx(s, e, sc, chosen);
     }
     free(chosen);
