@@ -105,6 +105,85 @@ local function run_all(root, opts, report)
   walk(root)
 end
 
+-- Virtual time for the test process (not the services or processes it spawns): the runner's
+-- `time` is the host's plus freeze() and advance(d). Once frozen, now(), unix(), sleep(),
+-- after() and ticker() follow a clock that moves only by advance(d), which wakes, in deadline
+-- order, what became due and lets the woken tasks run.
+local function virtual_time(real)
+  local frozen, now, unix0, now0 = false, 0, 0, 0
+  local timers, seq = {}, 0
+  local vt = {}
+  local function add_timer(delay, period, ch)
+    seq = seq + 1
+    local t = { at = now + delay, period = period, ch = ch, seq = seq }
+    table.insert(timers, t)
+    return t
+  end
+  local function due()
+    local best
+    for _, t in ipairs(timers) do
+      if not t.stopped and t.at <= now and (not best or t.at < best.at or (t.at == best.at and t.seq < best.seq)) then
+        best = t
+      end
+    end
+    return best
+  end
+  local function seconds(d, fname)
+    local s = type(d) == "number" and d or real.parse_duration(d)
+    if type(s) ~= "number" or s < 0 then
+      error("bad argument #1 to '" .. fname .. "' (expected a duration (\"250ms\", \"1.5s\", \"2m\" or seconds))", 3)
+    end
+    return s
+  end
+  function vt.freeze()
+    if not frozen then frozen, now0, unix0 = true, real.now(), real.unix(); now = now0 end
+    return now
+  end
+  function vt.advance(d)
+    if not frozen then error("time.advance: the clock is not frozen (call time.freeze() first)", 2) end
+    local target = now + seconds(d, "advance")
+    real.sleep(0) -- tasks spawned or woken before this call reach their timers first
+    while true do
+      local saved = now
+      now = target
+      local t = due()
+      now = saved
+      if not t then break end
+      now = t.at
+      if t.period then t.at = t.at + t.period else t.stopped = true end
+      if t.ch then
+        if t.period then channel.select({ t.ch:case_send(now), default = true }) else t.ch:send(now) end
+      end
+      real.sleep(0) -- the woken tasks run before the clock moves on
+    end
+    now = target
+    real.sleep(0)
+    return now
+  end
+  function vt.now() return frozen and now or real.now() end
+  function vt.unix() return frozen and unix0 + (now - now0) or real.unix() end
+  function vt.sleep(d)
+    if not frozen then return real.sleep(d) end
+    local ch = channel.new(1)
+    add_timer(seconds(d, "sleep"), nil, ch)
+    ch:receive()
+  end
+  function vt.after(d)
+    if not frozen then return real.after(d) end
+    local ch = channel.new(1)
+    add_timer(seconds(d, "after"), nil, ch)
+    return ch
+  end
+  function vt.ticker(d)
+    if not frozen then return real.ticker(d) end
+    local period = seconds(d, "ticker")
+    if period == 0 then error("bad argument #1 to 'ticker' (a ticker needs a period above zero)", 2) end
+    local t = add_timer(period, period, channel.new(1))
+    return { channel = function() return t.ch end, stop = function() t.stopped = true end }
+  end
+  return setmetatable(vt, { __index = real })
+end
+
 local formats = {}
 
 function formats.text(id)
@@ -152,6 +231,7 @@ return function()
   return function(format, filter, offset, id)
     local env = _G
     local root = collect(env)
+    env.time = virtual_time(time)
     local ok_assert, luassert = pcall(require, "luassert")
     if ok_assert then
       env.assert = luassert

@@ -76,11 +76,14 @@ static bool services_settled(test_run *r, void *arg)
     return true;
 }
 
+/* Whether no service of the app runs (the listed ones and what they needed). */
 static bool services_down(test_run *r, void *arg)
 {
-    const sw_reflist *l = arg;
-    for (size_t i = 0; i < l->n; i++) {
-        sw_svc *v = sw_supervisor_find(&r->sup, l->v[i].id);
+    const sw_registry *reg = arg;
+    for (size_t i = 0; i < reg->n_entries; i++) {
+        sw_svc *v = reg->entries[i]->kind == SW_KIND_SERVICE
+                        ? sw_supervisor_find(&r->sup, reg->entries[i]->id)
+                        : NULL;
         if (v && sw_svc_active(v)) return false;
     }
     return true;
@@ -137,16 +140,22 @@ static bool start_services(test_run *r, const sw_entry *e)
     return true;
 }
 
-static void stop_services(test_run *r, const sw_entry *e)
+/* Stops every service that runs: those the test listed and those they depend on, so the next
+ * test starts from none. */
+static void stop_services(test_run *r, const sw_registry *reg)
 {
-    const sw_reflist *l = &e->as.test_lua.services;
-    for (size_t i = l->n; i-- > 0;) sw_supervisor_stop_one(&r->sup, l->v[i].id);
-    run_until(r, services_down, (void *)l, SERVICE_WAIT_MS);
+    for (size_t i = reg->n_entries; i-- > 0;) {
+        const sw_entry *e = reg->entries[i];
+        sw_svc *v = e->kind == SW_KIND_SERVICE ? sw_supervisor_find(&r->sup, e->id) : NULL;
+        if (v && sw_svc_active(v)) sw_supervisor_stop_one(&r->sup, e->id);
+    }
+    run_until(r, services_down, (void *)reg, SERVICE_WAIT_MS);
 }
 
 /* One test.lua: its services, its process, its counts (a test that cannot run counts as one
  * failure). */
-static void run_test(test_run *r, const sw_cli *cli, const sw_entry *e, long offset, counts *c)
+static void run_test(test_run *r, const sw_cli *cli, const sw_registry *reg, const sw_entry *e,
+                     long offset, counts *c)
 {
     char off[32];
     snprintf(off, sizeof off, "%ld", offset);
@@ -171,7 +180,7 @@ static void run_test(test_run *r, const sw_cli *cli, const sw_entry *e, long off
         sw_std_streams_flush(&r->rt->std, SW_STD_FLUSH_TIMEOUT_NS);
         if (r->error) fprintf(stderr, "%s: %s\n", e->id, r->error);
     }
-    stop_services(r, e);
+    stop_services(r, reg);
     free(r->result);
     free(r->error);
     r->result = NULL, r->error = NULL, r->result_len = 0;
@@ -206,7 +215,7 @@ static int run_tests(const sw_cli *cli, const sw_host_config *cfg, const sw_regi
     size_t files = 0;
     for (size_t i = 0; i < reg->n_entries; i++) {
         if (reg->entries[i]->kind != SW_KIND_TEST_LUA) continue;
-        run_test(&r, cli, reg->entries[i], c.tests, &c);
+        run_test(&r, cli, reg, reg->entries[i], c.tests, &c);
         files++;
     }
     if (strcmp(format, "junit") == 0) printf("</testsuites>\n");
