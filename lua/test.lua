@@ -42,17 +42,20 @@ end
 -- The error with the test file's line: the innermost frame of the test chunk's source.
 local function catcher(source)
   return function(err)
-    local where
+    local where, short
     for level = 2, 60 do
       local info = debug.getinfo(level, "Sl")
       if not info then break end
       if info.source == source and info.currentline > 0 then
-        where = info.short_src .. ":" .. info.currentline
+        where = info.source:gsub("^[@=]", "") .. ":" .. info.currentline
+        short = info.short_src .. ":" .. info.currentline -- how Lua's messages name it
         break
       end
     end
     local message = type(err) == "table" and tostring(err.message or err) or tostring(err)
-    if where and message:sub(1, #where + 2) == where .. ": " then message = message:sub(#where + 3) end
+    for _, prefix in ipairs({ where, short }) do
+      if message:sub(1, #prefix + 2) == prefix .. ": " then message = message:sub(#prefix + 3) end
+    end
     return { message = message, where = where }
   end
 end
@@ -140,7 +143,7 @@ local function virtual_time(real)
     return now
   end
   function vt.advance(d)
-    if not frozen then error("time.advance: the clock is not frozen (call time.freeze() first)", 2) end
+    if not frozen then error("time.advance: the clock is not frozen (freeze it first)", 2) end
     local target = now + seconds(d, "advance")
     real.sleep(0) -- tasks spawned or woken before this call reach their timers first
     while true do
