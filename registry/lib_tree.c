@@ -205,7 +205,7 @@ void sw_lib_tree_load(sw_parse *p, const sw_node *n, sw_source *src)
         free(w.files);
         return;
     }
-    qsort(w.files, w.n_files, sizeof *w.files, by_rel);
+    if (w.n_files) qsort(w.files, w.n_files, sizeof *w.files, by_rel);
     sw_lib_tree *t = sw_arena_alloc(p->arena, sizeof *t);
     const char *slash = strrchr(shown, '/');
     t->dir = sw_arena_strdup(p->arena, shown);
@@ -221,6 +221,7 @@ void sw_lib_tree_load(sw_parse *p, const sw_node *n, sw_source *src)
 static const sw_tree_file *find_rel(const sw_lib_tree *t, const char *rel)
 {
     sw_tree_file key = {.rel = rel};
+    if (!t->n) return NULL;
     return bsearch(&key, t->files, t->n, sizeof *t->files, by_rel);
 }
 
