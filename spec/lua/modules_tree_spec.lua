@@ -62,7 +62,8 @@ describe("an app-local tree", function()
       "m\tmy.sub\tmy.sub.helper\thello ann\thello ",
       "true\ttrue\ttrue",
       "false\tmodule 'm.nope' not found: no nope.lua or nope/init.lua in trees:local",
-      "true\tfalse\tmodule 'my.other' not found: no such host module or import", "" }, "\n"), run("tree"))
+      "true\tfalse\tmodule 'my.other' not found: no such host module or import",
+      "true\tfalse\tmodule 'deep' not found: no such host module or import", "" }, "\n"), run("tree"))
   end)
 
   it("keeps package.loaded and package.preload per process, as Lua does", function()

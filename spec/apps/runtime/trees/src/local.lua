@@ -6,6 +6,7 @@ return function(case)
     print(pcall(require, "m.nope"))
     -- package.loaded is the process's, keyed by name as in Lua: the library's own name is there
     print(require("my.sub") == m.sub, pcall(require, "my.other"))
+    print(require("deep.alias.sub") == m.sub, pcall(require, "deep"))
   elseif case == "package" then
     package.preload.pre = function(...) return { got = ... } end
     print(require("pre").got, require("pre") == require("pre"))
