@@ -79,7 +79,7 @@ describe("an app-local tree", function()
       "false\tsetfenv: not allowed on a host function",
       "false\tgetfenv: level 0 (the thread's environment) is not allowed",
       "false\tgetfenv: not allowed on a host function",
-      "local.lua\t27\tnil\tC",
+      "local.lua\t28\tnil\tC",
       "file\tnil\tfalse\tp", "" }, "\n"), run("compat"))
   end)
 
