@@ -166,9 +166,10 @@ local function virtual_time(real)
   function vt.now() return frozen and now or real.now() end
   function vt.unix() return frozen and unix0 + (now - now0) or real.unix() end
   function vt.sleep(d)
-    if not frozen then return real.sleep(d) end
+    local s = frozen and seconds(d, "sleep")
+    if not frozen or s == 0 then return real.sleep(d) end -- sleep(0) still just yields
     local ch = channel.new(1)
-    add_timer(seconds(d, "sleep"), nil, ch)
+    add_timer(s, nil, ch)
     ch:receive()
   end
   function vt.after(d)

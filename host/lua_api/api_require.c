@@ -177,11 +177,9 @@ static void check_cycle(lua_State *L, const char *name, const module_file *f)
     bool loading = !lua_isnil(L, -1);
     lua_pop(L, 2);
     if (!loading) return;
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    luaL_addstring(&b, "require cycle: ");
     push_table(L, &CHAIN_KEY);
     int chain = lua_gettop(L);
+    lua_pushliteral(L, "require cycle: "); /* the text so far, kept on top */
     bool started = false;
     for (int i = 1; i <= (int)lua_objlen(L, chain); i++) {
         lua_rawgeti(L, chain, i);
@@ -191,13 +189,14 @@ static void check_cycle(lua_State *L, const char *name, const module_file *f)
         if (started) {
             lua_getfield(L, -1, "name");
             lua_remove(L, -2);
-            luaL_addvalue(&b);
-            luaL_addstring(&b, " -> ");
-        } else lua_pop(L, 1);
+            lua_pushliteral(L, " -> ");
+            lua_concat(L, 3);
+        } else {
+            lua_pop(L, 1);
+        }
     }
-    lua_pop(L, 1);
-    luaL_addstring(&b, name);
-    luaL_pushresult(&b);
+    lua_pushstring(L, name);
+    lua_concat(L, 2);
     lua_error(L);
 }
 
