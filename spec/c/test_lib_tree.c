@@ -102,7 +102,8 @@ static void the_file_beside_the_directory_is_the_root(void **state)
     sw_diags d;
     sw_registry *r = load(&d);
     assert_non_null(r);
-    assert_string_equal(sw_registry_get(r, "app:t")->as.library_lua.source.text, "return 'beside'\n");
+    assert_string_equal(sw_registry_get(r, "app:t")->as.library_lua.source.text,
+                        "return 'beside'\n");
     sw_registry_free(r);
     sw_diags_free(&d);
     char path[128];
