@@ -11,8 +11,10 @@ FUZZERS     ?= $(patsubst spec/fuzz/fuzz_%.c,%,$(wildcard spec/fuzz/fuzz_*.c))
 APP         ?= examples/hello
 # A one-shot `steward run APP -x DEMO` that `make run` shows before running the app; empty for
 # apps without one.
-DEMO        ?= $(if $(filter examples/hello examples/hello/,$(APP)),app:demo 5,)
+DEMO        ?= $(if $(filter examples/hello examples/hello/ examples/backup examples/backup/,$(APP)),app:demo 5,)
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+# An app may carry its host config as steward.conf (examples/backup allows exec there).
+APP_CONFIG   = $(if $(wildcard $(APP)/steward.conf),--config $(APP)/steward.conf)
 # The project's own builds: warnings are errors and every test runner is required (a plain
 # `cmake` build, as a packager runs it, keeps warnings warnings and skips missing runners).
 OWN         ?= -DSTEWARD_WERROR=ON -DSTEWARD_REQUIRE_TESTS=ON
@@ -40,9 +42,9 @@ build: $(BUILD)/CMakeCache.txt
 run: deps build
 	$(BUILD)/steward check $(APP)
 	$(BUILD)/steward graph $(APP) --why
-	$(if $(DEMO),$(BUILD)/steward run $(APP) -x $(DEMO))
+	$(if $(DEMO),$(BUILD)/steward run $(APP) $(APP_CONFIG) -x $(DEMO))
 	@echo "== running $(APP): Ctrl-C stops it cleanly"
-	$(BUILD)/steward run $(APP)
+	$(BUILD)/steward run $(APP) $(APP_CONFIG)
 
 test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,5 +1,5 @@
-/* Shared by the benchmarks: run one process to its end and read the number it returns
- * ({value = n}). Header-only: each benchmark is one translation unit. */
+/* Shared by the benchmarks: run one process to its end and read the number it returns, as
+ * {n = x} (a bare non-zero number is an exit code, so a failure). Header-only: each benchmark is one translation unit. */
 #ifndef BENCH_PROCESS_H
 #define BENCH_PROCESS_H
 
@@ -27,6 +27,8 @@ static void on_exit_cb(void *arg, uint64_t pid, const sw_exit_info *info)
     double v = -1;
     if (info->kind == SW_EXIT_OK && sw_msg_decode(L, info->result, info->result_len) == 1) {
         lua_getfield(L, -1, "value");
+        /* a table {n = x}: a main's non-zero number is an exit code (a failure) */
+        if (lua_istable(L, -1)) lua_getfield(L, -1, "n");
         v = lua_tonumber(L, -1);
     } else if (info->error) {
         fprintf(stderr, "bench process failed: %s\n", info->error);

@@ -2,6 +2,9 @@
  *  - ping-pong round trips between two processes (send + inbox receive, small table), against
  *    a raw C copy of the same table between two bare LuaJIT states (half a round trip each);
  *  - spawning idle processes: spawns/s and RSS per live process, against a bare LuaJIT state;
+ *  - a service's resource accounting (docs/supervision.md "Resources"): ping-pong and
+ *    spawning processes that end at once, inside a service against outside any (alternating
+ *    rounds, medians);
  *  - preemption: a CPU-bound loop with the count hook against the same loop without it. */
 #include <lauxlib.h>
 #include <lualib.h>
@@ -9,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,41 +64,91 @@ static const char app[] =
     "        end\n"
     "        local dt = time.now() - t0\n"
     "        process.send(pong, 'stop')\n"
-    "        return dt\n"
+    "        return { n = dt }\n"
     "      end\n"
     "  - name: spin\n    kind: process.lua\n    source: |\n"
     "      return function()\n"
     "        local t0 = time.now()\n"
     "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
-    "        return time.now() - t0\n"
+    "        return { n = time.now() - t0 }\n"
     "      end\n"
     "  - name: spin_counted\n    kind: process.lua\n    limits: { reductions: 10000 }\n    source: "
     "|\n"
     "      return function()\n"
     "        local t0 = time.now()\n"
     "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
-    "        return time.now() - t0\n"
+    "        return { n = time.now() - t0 }\n"
     "      end\n"
     "  - name: idle\n    kind: process.lua\n    source: \"return function() "
     "process.inbox():receive() end\"\n"
+    "  - name: quick\n    kind: process.lua\n    source: \"return function() end\"\n"
+    "  - name: quick_spawner\n    kind: process.lua\n    source: |\n"
+    "      return function(n)\n"
+    "        local t0 = time.now()\n"
+    "        for i = 1, n do process.spawn('b:quick') end\n"
+    "        return { n = time.now() - t0 }\n"
+    "      end\n"
     "  - name: spawner\n    kind: process.lua\n    source: |\n"
     "      return function(n)\n"
     "        local t0 = time.now()\n"
     "        for i = 1, n do process.spawn('b:idle') end\n"
     "        local dt = time.now() - t0\n"
     "        time.sleep(0.3)\n"
-    "        return dt\n"
+    "        return { n = dt }\n"
     "      end\n";
 
 /* ---- running one process to its end (bench_process.h) ---- */
 
-static double run_process(sw_runtime *rt, const char *id, double arg)
+static double run_in(sw_runtime *rt, const char *id, const char *service, double arg)
 {
     lua_State *L = luaL_newstate();
     lua_pushnumber(L, arg);
-    double v = bench_run(rt, id, NULL, L, 1);
+    double v = bench_run(rt, id, service, L, 1);
     lua_close(L);
     return v;
+}
+
+static double run_process(sw_runtime *rt, const char *id, double arg)
+{
+    return run_in(rt, id, NULL, arg);
+}
+
+/* CPU time this process has used (all threads): what a round costs even when other programs
+ * share the machine, where wall time mostly measures them. */
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* One round of n: the rate by wall time (what the process measured) and the CPU time per item. */
+static void round_of(sw_runtime *rt, const char *id, const char *service, int n, double *rate,
+                     double *cpu_us)
+{
+    double c0 = cpu_now();
+    *rate = n / run_in(rt, id, service, n);
+    *cpu_us = (cpu_now() - c0) * 1e6 / n;
+}
+
+/* The same process outside any service (nothing accounted, no clock read) and as a service's
+ * (its CPU time, memory steps and queued messages accounted), in alternating rounds; prints
+ * the medians of the rates and of the CPU time per item (the steadier figure on a loaded
+ * machine). */
+static void accounting_cost(sw_runtime *rt, const char *what, const char *id, int n)
+{
+    enum { ROUNDS = 7 };
+    double out[ROUNDS], in[ROUNDS], out_cpu[ROUNDS], in_cpu[ROUNDS];
+    for (int i = 0; i < ROUNDS; i++) {
+        round_of(rt, id, NULL, n, &out[i], &out_cpu[i]);
+        round_of(rt, id, "b:service", n, &in[i], &in_cpu[i]);
+    }
+    double o = bench_median(out, ROUNDS), s = bench_median(in, ROUNDS);
+    double oc = bench_median(out_cpu, ROUNDS), sc = bench_median(in_cpu, ROUNDS);
+    printf("accounting, %s (medians of %d): in a service %.0f/s, outside any %.0f/s; CPU per "
+           "item %.3f us against %.3f us: %+.1f%% (target <= 3%%)\n",
+           what, ROUNDS, s, o, sc, oc, 100 * (sc - oc) / oc);
 }
 
 /* ---- baselines ---- */
@@ -203,6 +257,8 @@ int main(int argc, char **argv)
                live, after - before, (double)(after - before) / (double)(live ? live : 1),
                bare_state_bytes() / 1024.0);
     }
+    if (round_trips > 0) accounting_cost(rt, "ping-pong round trips", "b:ping", round_trips / 3);
+    if (spawns > 0) accounting_cost(rt, "spawns of processes that end", "b:quick_spawner", 20000);
     if (getenv("BENCH_NO_PREEMPT")) {
         sw_runtime_free(rt);
         sw_log_free(log);

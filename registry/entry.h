@@ -20,7 +20,12 @@ typedef enum sw_kind {
     SW_KIND_DATA,         /* registry.entry */
     SW_KIND_FUNCTION_LUA, /* parsed into as.process_lua: the same fields */
     SW_KIND_ENV_VARIABLES,
-    SW_KIND_TEST_LUA, /* parsed into as.test_lua, whose first member is a process.lua's */
+    SW_KIND_FS_VOLUME,
+    SW_KIND_HTTP_SERVICE, /* a service (as.service aliases as.http_service.service) */
+    SW_KIND_HTTP_ROUTER,
+    SW_KIND_HTTP_ENDPOINT,
+    SW_KIND_TOKEN_STORE, /* security.token_store */
+    SW_KIND_TEST_LUA,    /* parsed into as.test_lua, whose first member is a process.lua's */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -45,6 +50,7 @@ typedef struct sw_source {
     const char *path; /* resolved file for file://, NULL for inline code */
     const char *text; /* the code; NULL for a dir:// tree without a root module */
     size_t len;
+    const char *shipped;     /* the host's own entries only: lua/<shipped>.lua runs instead */
     const sw_lib_tree *tree; /* dir:// (library.lua only): the tree; path/text its root module */
 } sw_source;
 
@@ -103,7 +109,7 @@ typedef struct sw_process_host {
 } sw_process_host;
 
 typedef enum { SW_RESTART_ON_FAILURE, SW_RESTART_ALWAYS, SW_RESTART_NEVER } sw_restart_policy;
-typedef enum { SW_READY_SPAWN, SW_READY_NOTIFY } sw_ready_mode;
+typedef enum { SW_READY_SPAWN, SW_READY_NOTIFY, SW_READY_HEALTH } sw_ready_mode;
 typedef enum { SW_ONE_FOR_ONE, SW_ONE_FOR_ALL, SW_REST_FOR_ONE } sw_strategy;
 
 typedef struct sw_restart {
@@ -126,14 +132,22 @@ typedef struct sw_lifecycle {
     struct {
         int64_t processes; /* live processes its processes spawned, at any depth; 0: not set
                                     (a group's, else the host's default) */
+        uint64_t memory;   /* bytes the Lua heaps of its own process and its tree may hold
+                              together; 0: not set (a group's, else none) */
     } limits;
     int64_t start_timeout_ns, stop_timeout_ns, stable_threshold_ns;
     int ready;             /* sw_ready_mode */
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
-    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+    sw_ref validate;     /* a process.lua run with (new_config, old_config) before a reload
                           applies a change of the service; id NULL: none */
+    int64_t watchdog_ns; /* service.alive() at least this often once running; 0: no watchdog */
+    struct {             /* docs/supervision.md "Health checks" */
+        sw_ref check;    /* a function.lua run with the service's config; id NULL: none */
+        int64_t interval_ns, timeout_ns, start_period_ns;
+        int64_t failures; /* consecutive failed checks that restart the service */
+    } health;
 } sw_lifecycle;
 
 typedef struct sw_service {
@@ -218,6 +232,42 @@ typedef struct sw_policy {
     sw_strlist groups; /* qualified ns:g */
 } sw_policy;
 
+/* A directory Lua code may reach with the fs module (docs/registry.md "fs.volume"). */
+typedef struct sw_fs_volume {
+    const char *path; /* absolute: as written, or joined to the app directory's real path */
+    bool readonly;
+} sw_fs_volume;
+/* security.token_store (docs/registry.md): where tokens of run-time identities live. */
+typedef struct sw_token_store_def {
+    int64_t ttl_ns;     /* a token's life unless its create says otherwise; default 1h */
+    int64_t max_tokens; /* live tokens at most; default 100,000 */
+} sw_token_store_def;
+
+/* http.service: a supervised service whose process is the host's HTTP server (docs/registry.md). */
+typedef struct sw_http_service {
+    sw_service service; /* first, so as.service reads it as any service; process is unset */
+    const char *listen; /* "HOST:PORT" */
+    struct {
+        int64_t max_connections;
+        int64_t header_timeout_ns, idle_timeout_ns;
+        uint64_t max_header_size, max_body_size;
+    } limits;
+} sw_http_service;
+
+typedef struct sw_http_router {
+    sw_ref server;      /* an http.service */
+    const char *prefix; /* "/" or "/api": no trailing slash but for "/" */
+    struct {
+        sw_security_ctx security; /* the identity its handlers run with */
+    } lifecycle;
+} sw_http_router;
+
+typedef struct sw_http_endpoint {
+    sw_ref router;      /* an http.router */
+    const char *method; /* upper case: GET, POST, ... */
+    const char *path;   /* "/items/{id}", "/static/{path...}" */
+    sw_ref func;        /* a function.lua */
+} sw_http_endpoint;
 /* test.lua: a test file `steward test` runs as a process (docs/registry.md "test.lua"). */
 typedef struct sw_test_lua {
     sw_process_lua process; /* first: as.process_lua reads it (source, imports, limits) */
@@ -244,9 +294,20 @@ struct sw_entry {
         sw_group group;
         sw_policy policy;
         sw_env_variables env_variables;
+        sw_fs_volume fs_volume;
+        sw_http_service http_service;
+        sw_http_router http_router;
+        sw_http_endpoint http_endpoint;
+        sw_token_store_def token_store;
         sw_test_lua test_lua;
     } as;
 };
+
+/* A supervised service: a process.service, or an http.service (whose as.service is one). */
+static inline bool sw_entry_is_service(const sw_entry *e)
+{
+    return e->kind == SW_KIND_SERVICE || e->kind == SW_KIND_HTTP_SERVICE;
+}
 
 const char *sw_kind_name(sw_kind k);
 /* The entry's Lua source (process.lua, function.lua, library.lua), or NULL for kinds without

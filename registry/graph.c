@@ -131,6 +131,23 @@ static void typed_imports(builder *b, drefs *out, const sw_imports *imps)
 static const char *const service_skip[] = {
     "process", "host", "lifecycle.depends_on", "lifecycle.requires", "lifecycle.security", NULL};
 static const char *const lua_skip[] = {"source", "imports", NULL};
+static const char *const router_skip[] = {"server", "lifecycle.security", NULL};
+static const char *const endpoint_skip[] = {"router", "func", NULL};
+
+/* An http.service depends on what its routers' endpoints reach (their functions and what
+ * those reference), though the references point from endpoint to router to server: the entries
+ * of `kind` whose `ref` field names e are added as e's own references. */
+static void typed_referrers(builder *b, drefs *out, const sw_entry *e, sw_kind kind)
+{
+    for (size_t i = 0; i < b->n_entries; i++) {
+        const sw_entry *r = b->entries[i];
+        if (r->kind != kind) continue;
+        const sw_ref *ref =
+            kind == SW_KIND_HTTP_ROUTER ? &r->as.http_router.server : &r->as.http_endpoint.router;
+        if (ref->target == e)
+            dref_add(b, out, r, sw_arena_printf(b->a, "%s %s", sw_kind_name(kind), r->id), r->node);
+    }
+}
 static const char *const group_skip[] = {"children", "lifecycle", NULL};
 
 /* The field an entry's explicit dependencies were written in: depends_on or its alias requires. */
@@ -153,6 +170,24 @@ static void collect(builder *b, const sw_entry *e, drefs *out)
         for (const sw_entry *g = e->parent; g; g = g->parent)
             typed_reflist(b, out, &g->as.group.lifecycle.depends_on,
                           sw_arena_printf(b->a, "group %s %s", g->id, depends_field(g)));
+        break;
+    case SW_KIND_HTTP_SERVICE:
+        s.skip = service_skip;
+        typed_reflist(b, out, &e->as.service.lifecycle.depends_on, depends_field(e));
+        for (const sw_entry *g = e->parent; g; g = g->parent)
+            typed_reflist(b, out, &g->as.group.lifecycle.depends_on,
+                          sw_arena_printf(b->a, "group %s %s", g->id, depends_field(g)));
+        typed_referrers(b, out, e, SW_KIND_HTTP_ROUTER);
+        break;
+    case SW_KIND_HTTP_ROUTER:
+        s.skip = router_skip;
+        typed_ref(b, out, &e->as.http_router.server, "server");
+        typed_referrers(b, out, e, SW_KIND_HTTP_ENDPOINT);
+        break;
+    case SW_KIND_HTTP_ENDPOINT:
+        s.skip = endpoint_skip;
+        typed_ref(b, out, &e->as.http_endpoint.router, "router");
+        typed_ref(b, out, &e->as.http_endpoint.func, "func");
         break;
     case SW_KIND_GROUP:
         s.skip = group_skip; /* a group's depends_on is applied to its children above */
@@ -256,7 +291,7 @@ static size_t service_edges(builder *b, size_t i, hop *queue, size_t *seen_entry
         for (size_t k = 0; k < refs->n; k++) {
             const dref *d = &refs->v[k];
             const sw_entry *t = d->target;
-            if (t->kind == SW_KIND_SERVICE) {
+            if (sw_entry_is_service(t)) {
                 size_t to = b->svc_of[t->index];
                 bool explicit_self = to == i && explicit_path(queue, item, d);
                 if ((to == i && !explicit_self) || seen_svc[to] == i + 1) continue;
@@ -517,7 +552,7 @@ int sw_graph_build(sw_graph *g, sw_arena *a, const sw_entry *const *entries, siz
     g->services = sw_arena_alloc(a, (n ? n : 1) * sizeof *g->services);
     for (size_t i = 0; i < n; i++) {
         b.svc_of[i] = NONE;
-        if (entries[i]->kind == SW_KIND_SERVICE) {
+        if (sw_entry_is_service(entries[i])) {
             b.svc_of[i] = g->n;
             g->services[g->n++] = entries[i];
         }

@@ -19,9 +19,10 @@
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
-    "process",    "channel", "time", "logger",    "errors", "json",    "registry", "security",
-    "net",        "funcs",   "http", "coroutine", "string", "table",   "math",     "bit",
-    "supervisor", "service", "env",  "uuid",      "io",     "package", "os",       NULL};
+    "process",  "channel", "time",       "logger",  "errors",    "json",   "registry",
+    "security", "net",     "funcs",      "http",    "coroutine", "string", "table",
+    "math",     "bit",     "supervisor", "service", "env",       "uuid",   "io",
+    "fs",       "exec",    "package",    "os",      NULL};
 
 /* ---- source ---- */
 
@@ -223,7 +224,7 @@ static const sw_schema host_schema = {host_fields, N(host_fields)};
 /* ---- lifecycle ---- */
 
 static const char *const restart_policies[] = {"on_failure", "always", "never", NULL};
-static const char *const ready_modes[] = {"spawn", "notify", NULL};
+static const char *const ready_modes[] = {"spawn", "notify", "health", NULL};
 static const char *const strategies[] = {"one_for_one", "one_for_all", "rest_for_one", NULL};
 
 #define RS(f) offsetof(sw_restart, f)
@@ -259,7 +260,7 @@ static const sw_field security_fields[] = {
 };
 static const sw_schema security_schema = {security_fields, N(security_fields)};
 
-static void parse_security(sw_parse *p, const sw_node *n, void *dst)
+void sw_parse_security(sw_parse *p, const sw_node *n, void *dst)
 {
     sw_security_ctx *ctx = dst;
     if (n->type != SW_NODE_MAP) {
@@ -273,6 +274,10 @@ static void parse_security(sw_parse *p, const sw_node *n, void *dst)
 
 static const sw_field lifecycle_limits_fields[] = {
     {.name = "processes", .type = SW_F_INT, .offset = 0, .min = 1, .max = 1e9},
+    {.name = "memory",
+     .type = SW_F_SIZE,
+     .offset = offsetof(sw_lifecycle, limits.memory) - offsetof(sw_lifecycle, limits),
+     .flags = SW_F_POSITIVE},
 };
 static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
                                                   N(lifecycle_limits_fields)};
@@ -280,7 +285,21 @@ static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
 #define DEP_KINDS                                                                         \
     (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
      SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) |                  \
-     SW_KINDBIT(SW_KIND_FUNCTION_LUA))
+     SW_KINDBIT(SW_KIND_FUNCTION_LUA) | SW_KINDBIT(SW_KIND_HTTP_SERVICE))
+#define HC(f) offsetof(sw_lifecycle, health.f) - offsetof(sw_lifecycle, health)
+static const sw_field health_fields[] = {
+    {.name = "check",
+     .type = SW_F_REF,
+     .offset = HC(check),
+     .flags = SW_F_REQUIRED,
+     .kinds = SW_KINDBIT(SW_KIND_FUNCTION_LUA)},
+    {.name = "interval", .type = SW_F_DURATION, .offset = HC(interval_ns), .flags = SW_F_POSITIVE},
+    {.name = "timeout", .type = SW_F_DURATION, .offset = HC(timeout_ns), .flags = SW_F_POSITIVE},
+    {.name = "failures", .type = SW_F_INT, .offset = HC(failures), .min = 1, .max = 1e9},
+    {.name = "start_period", .type = SW_F_DURATION, .offset = HC(start_period_ns)},
+};
+static const sw_schema health_schema = {health_fields, N(health_fields)};
+
 #define LC(f) offsetof(sw_lifecycle, f)
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
@@ -294,16 +313,18 @@ static const sw_field lifecycle_fields[] = {
     {.name = "depends_on", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
     {.name = "requires", .type = SW_F_REFLIST, .offset = LC(depends_on), .kinds = DEP_KINDS},
     {.name = "restart", .type = SW_F_OBJECT, .offset = LC(restart), .sub = &restart_schema},
-    {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = parse_security},
+    {.name = "security", .type = SW_F_CUSTOM, .offset = LC(security), .custom = sw_parse_security},
     {.name = "limits", .type = SW_F_OBJECT, .offset = LC(limits), .sub = &lifecycle_limits_schema},
     {.name = "validate",
      .type = SW_F_REF,
      .offset = LC(validate),
      .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
+    {.name = "watchdog", .type = SW_F_DURATION, .offset = LC(watchdog_ns)},
+    {.name = "health", .type = SW_F_OBJECT, .offset = LC(health), .sub = &health_schema},
 };
-static const sw_schema lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
+const sw_schema sw_lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 
-static void lifecycle_defaults(sw_lifecycle *lc)
+void sw_lifecycle_defaults(sw_lifecycle *lc)
 {
     lc->auto_start = false;
     lc->start_timeout_ns = 10 * SW_NS_PER_S;
@@ -316,6 +337,9 @@ static void lifecycle_defaults(sw_lifecycle *lc)
     lc->restart.backoff_factor = 2.0;
     lc->restart.jitter = 0.1;
     lc->restart.max_attempts = 0;
+    lc->health.interval_ns = 10 * SW_NS_PER_S;
+    lc->health.timeout_ns = 2 * SW_NS_PER_S;
+    lc->health.failures = 3;
 }
 
 /* ---- process.service / service.group ---- */
@@ -333,7 +357,10 @@ static const sw_field service_fields[] = {
      .kinds = SW_KINDBIT(SW_KIND_PROCESS_HOST)},
     {.name = "input", .type = SW_F_LIST, .offset = SV(input)},
     {.name = "config", .type = SW_F_ANY, .offset = SV(config)},
-    {.name = "lifecycle", .type = SW_F_OBJECT, .offset = SV(lifecycle), .sub = &lifecycle_schema},
+    {.name = "lifecycle",
+     .type = SW_F_OBJECT,
+     .offset = SV(lifecycle),
+     .sub = &sw_lifecycle_schema},
 };
 static const sw_schema service_schema = {service_fields, N(service_fields)};
 
@@ -346,25 +373,71 @@ static const sw_field group_fields[] = {
      .type = SW_F_REFLIST,
      .offset = GR(children),
      .flags = SW_F_REQUIRED | SW_F_NONEMPTY,
-     .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP)},
-    {.name = "lifecycle", .type = SW_F_OBJECT, .offset = GR(lifecycle), .sub = &lifecycle_schema},
+     .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) |
+              SW_KINDBIT(SW_KIND_HTTP_SERVICE)},
+    {.name = "lifecycle",
+     .type = SW_F_OBJECT,
+     .offset = GR(lifecycle),
+     .sub = &sw_lifecycle_schema},
 };
 static const sw_schema group_schema = {group_fields, N(group_fields)};
 
-static void service_defaults(sw_entry *e) { lifecycle_defaults(&e->as.service.lifecycle); }
+static void service_defaults(sw_entry *e) { sw_lifecycle_defaults(&e->as.service.lifecycle); }
 static void group_defaults(sw_entry *e)
 {
     e->as.group.strategy = SW_ONE_FOR_ONE;
     e->as.group.intensity = 3;
     e->as.group.period_ns = 5 * SW_NS_PER_S;
-    lifecycle_defaults(&e->as.group.lifecycle);
+    sw_lifecycle_defaults(&e->as.group.lifecycle);
+}
+
+/* ---- fs.volume ---- */
+
+/* path: absolute, or relative to the app directory (joined to its real path, so the host's
+ * working directory never matters). The directory itself is opened when Lua uses it. */
+static void parse_volume_path(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    if (!*s) {
+        sw_parse_error(p, n, "empty path");
+        return;
+    }
+    if (s[0] == '/' || !p->app_root) *(const char **)dst = s;
+    else *(const char **)dst = sw_arena_printf(p->arena, "%s/%s", p->app_root, s);
+}
+
+#define FV(f) offsetof(sw_fs_volume, f)
+static const sw_field volume_fields[] = {
+    {.name = "path",
+     .type = SW_F_CUSTOM,
+     .offset = FV(path),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_volume_path},
+    {.name = "readonly", .type = SW_F_BOOL, .offset = FV(readonly)},
+};
+static const sw_schema volume_schema = {volume_fields, N(volume_fields)};
+
+/* ---- security.token_store ---- */
+
+#define TS(f) offsetof(sw_token_store_def, f)
+static const sw_field token_store_fields[] = {
+    {.name = "ttl", .type = SW_F_DURATION, .offset = TS(ttl_ns), .flags = SW_F_POSITIVE},
+    {.name = "max_tokens", .type = SW_F_INT, .offset = TS(max_tokens), .min = 1, .max = 1e8},
+};
+static const sw_schema token_store_schema = {token_store_fields, N(token_store_fields)};
+
+static void token_store_defaults(sw_entry *e)
+{
+    e->as.token_store.ttl_ns = 3600 * SW_NS_PER_S;
+    e->as.token_store.max_tokens = 100000;
 }
 
 /* ---- test.lua ---- */
 
 #define TL(f) offsetof(sw_test_lua, f)
 static const sw_field test_lifecycle_fields[] = {
-    {.name = "security", .type = SW_F_CUSTOM, .offset = 0, .custom = parse_security},
+    {.name = "security", .type = SW_F_CUSTOM, .offset = 0, .custom = sw_parse_security},
 };
 static const sw_schema test_lifecycle_schema = {test_lifecycle_fields, N(test_lifecycle_fields)};
 
@@ -401,20 +474,23 @@ static const sw_kind_def kinds[] = {
     /* a function run in a fresh process per call (funcs): a process.lua's fields and struct */
     {"function.lua", SW_KIND_FUNCTION_LUA, &process_lua_schema, NULL},
     {"env.variables", SW_KIND_ENV_VARIABLES, &sw_env_variables_schema, NULL},
+    {"fs.volume", SW_KIND_FS_VOLUME, &volume_schema, NULL},
+    /* the HTTP server (kinds_http.c) */
+    {"http.service", SW_KIND_HTTP_SERVICE, &sw_http_service_schema, sw_http_service_defaults},
+    {"http.router", SW_KIND_HTTP_ROUTER, &sw_http_router_schema, sw_http_router_defaults},
+    {"http.endpoint", SW_KIND_HTTP_ENDPOINT, &sw_http_endpoint_schema, NULL},
+    {"security.token_store", SW_KIND_TOKEN_STORE, &token_store_schema, token_store_defaults},
     {"test.lua", SW_KIND_TEST_LUA, &test_lua_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {"process.lua",
-                                     "library.lua",
-                                     "process.host",
-                                     "process.service",
-                                     "service.group",
-                                     "security.policy",
-                                     "registry.entry",
-                                     "function.lua",
-                                     "env.variables",
-                                     "test.lua",
-                                     NULL};
+const char *const sw_kind_names[] = {"process.lua",    "library.lua",
+                                     "process.host",   "process.service",
+                                     "service.group",  "security.policy",
+                                     "registry.entry", "function.lua",
+                                     "env.variables",  "fs.volume",
+                                     "http.service",   "http.router",
+                                     "http.endpoint",  "security.token_store",
+                                     "test.lua",       NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

@@ -26,4 +26,14 @@ extern const char *const sw_host_module_names[];
 /* The fields of lifecycle.restart: what service.set_restart_policy checks a table against. */
 extern const sw_schema *const sw_restart_schema;
 
+/* Shared with the kinds of kinds_http.c: a service's lifecycle and its security field. */
+extern const sw_schema sw_lifecycle_schema;
+void sw_lifecycle_defaults(sw_lifecycle *lc);
+void sw_parse_security(sw_parse *p, const sw_node *n, void *dst);
+
+/* http.service, http.router, http.endpoint (kinds_http.c). */
+extern const sw_schema sw_http_service_schema, sw_http_router_schema, sw_http_endpoint_schema;
+void sw_http_service_defaults(sw_entry *e);
+void sw_http_router_defaults(sw_entry *e);
+
 #endif

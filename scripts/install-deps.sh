@@ -12,7 +12,7 @@ set -euo pipefail
 # package's 2.1.0~beta3 snapshot, and the LuaJIT nginx's Lua module needs, so the HTTP
 # benchmark's peer installs beside it (Debian's two LuaJIT packages conflict).
 run=(build-essential cmake pkg-config libluajit2-5.1-dev luajit2 libuv1-dev libyaml-dev libpcre2-dev
-     libjansson-dev lua-cjson-dev libcurl4-openssl-dev)
+     libjansson-dev lua-cjson-dev libcurl4-openssl-dev libhttp-parser-dev)
 # `steward test`'s assertions: apps import /usr/share/lua/5.1/luassert and .../say as module
 # trees (docs/operating.md "steward test"; the path is each app's library.lua source).
 run+=(lua-luassert lua-say)

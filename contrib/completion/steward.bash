@@ -15,7 +15,7 @@ _steward()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
-    local commands="run check graph test status top start stop restart reload init schema help version"
+    local commands="run check graph test status top start stop restart reload logs init schema help version"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -30,6 +30,7 @@ _steward()
             return ;;
         --filter) return ;;
         --config|--control) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        -n|--since) return ;;
     esac
     # the app directory, when one is on the line already
     for ((i = 2; i < COMP_CWORD; i++)); do
@@ -39,7 +40,7 @@ _steward()
     case $cmd in
         run)
             if [ "$prev" = "-x" ]; then return; fi
-            COMPREPLY=($(compgen -W "-x --config --log-format --log-level" -- "$cur")
+            COMPREPLY=($(compgen -W "-x --config --log-format --log-level --watch" -- "$cur")
                        $(compgen -d -- "$cur")) ;;
         check) COMPREPLY=($(compgen -W "--config --json" -- "$cur") $(compgen -d -- "$cur")) ;;
         graph) COMPREPLY=($(compgen -W "--format --why" -- "$cur") $(compgen -d -- "$cur")) ;;
@@ -48,6 +49,9 @@ _steward()
             local opts="--control"
             [ "$cmd" = status ] && opts="--json --control"
             COMPREPLY=($(compgen -W "$opts $(_steward_service_ids "$dir")" -- "$cur")
+                       $(compgen -d -- "$cur")) ;;
+        logs)
+            COMPREPLY=($(compgen -W "-n -f --since --json --control $(_steward_service_ids "$dir")" -- "$cur")
                        $(compgen -d -- "$cur")) ;;
         top) COMPREPLY=($(compgen -W "--control" -- "$cur") $(compgen -d -- "$cur")) ;;
         reload) COMPREPLY=($(compgen -W "--all --control" -- "$cur") $(compgen -d -- "$cur")) ;;

@@ -24,8 +24,11 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "log_files.h"
 #include "log_format.h"
 #include "log_limit.h"
+#include "log_record.h"
+#include "log_ring.h"
 #include "log_writer.h"
 
 
@@ -35,6 +38,8 @@ struct sw_log {
     int64_t flush_timeout;
     sw_log_writer *writer;
     sw_log_limit *limit; /* NULL: no summaries */
+    sw_log_ring *ring;   /* NULL: no rings */
+    sw_log_files *files; /* NULL: no files */
 };
 
 
@@ -52,19 +57,69 @@ int sw_log_level_parse(const char *name)
 
 /* ---- writing ---- */
 
-/* The record's line into b (free it with sw_log_line_free). */
-static void format_record(const sw_log *log, lbuf *b, sw_log_level level, const char *service,
-                          const char *msg, const sw_log_field *fields, size_t n_fields)
+/* The record's line into b (free it with sw_log_line_free), in the log's style at wall_ns. */
+static void format_record(const sw_log *log, lbuf *b, int64_t wall_ns, sw_log_level level,
+                          const char *service, const char *msg, const sw_log_field *fields,
+                          size_t n_fields)
 {
-    sw_log_format(b, log->json, log->color, level, service, msg, fields, n_fields);
+    sw_log_style st = {.json = log->json, .color = log->color, .wall_ns = wall_ns};
+    sw_log_format(b, &st, level, service, msg, fields, n_fields);
+}
+
+/* The length of a dated text line's "YYYY-MM-DD " (what the short time leaves out). */
+static size_t date_prefix(const lbuf *b)
+{
+    const char *sp = memchr(b->p, ' ', b->len);
+    return sp ? (size_t)(sp - b->p) + 1 : 0;
+}
+
+/* Keeps the record in its service's ring, in the rings' form (log_record.h). */
+static void ring_record(sw_log *log, int64_t wall, sw_log_level level, const char *service,
+                        const char *msg, const sw_log_field *fields, size_t n_fields)
+{
+    char stack[LOG_STACK_BUF];
+    size_t n = sw_log_record_encode(stack, sizeof stack, level, msg, fields, n_fields);
+    char *p = n <= sizeof stack ? stack : malloc(n);
+    if (p == stack || (p && sw_log_record_encode(p, n, level, msg, fields, n_fields) == n))
+        sw_log_ring_put(log->ring, wall, service, p, n);
+    if (p != stack) free(p);
+}
+
+/* Writes one record to stderr and keeps it (rings, files). The files get the line in the
+ * log's format with the date; stderr the same line (JSON), or (text) that line less its date
+ * unless stderr has colours. */
+static void write_kept(sw_log *log, int64_t wall, sw_log_level level, const char *service,
+                       const char *msg, const sw_log_field *fields, size_t n_fields)
+{
+    if (log->ring) ring_record(log, wall, level, service, msg, fields, n_fields);
+    lbuf b;
+    sw_log_style st = {.json = log->json, .date = true, .wall_ns = wall};
+    sw_log_format(&b, &st, level, service, msg, fields, n_fields);
+    if (b.len == 0) return;
+    if (log->color) {
+        lbuf c;
+        format_record(log, &c, wall, level, service, msg, fields, n_fields);
+        if (c.len > 0) sw_log_writer_put(log->writer, c.p, c.len);
+        sw_log_line_free(&c);
+    } else {
+        size_t skip = log->json ? 0 : date_prefix(&b);
+        sw_log_writer_put(log->writer, b.p + skip, b.len - skip);
+    }
+    sw_log_files_put(log->files, service, b.p, b.len);
+    sw_log_line_free(&b);
 }
 
 /* Formats and writes one record, past the summaries. */
 static void write_record(sw_log *log, sw_log_level level, const char *service, const char *msg,
                          const sw_log_field *fields, size_t n_fields)
 {
+    int64_t wall = sw_log_wall_ns();
+    if (log->ring || log->files) {
+        write_kept(log, wall, level, service, msg, fields, n_fields);
+        return;
+    }
     lbuf b;
-    format_record(log, &b, level, service, msg, fields, n_fields);
+    format_record(log, &b, wall, level, service, msg, fields, n_fields);
     if (b.len > 0) sw_log_writer_put(log->writer, b.p, b.len);
     sw_log_line_free(&b);
 }
@@ -100,7 +155,7 @@ static size_t drop_notice(void *arg, uint64_t dropped, char *out, size_t cap)
     snprintf(msg, sizeof msg, "%llu log lines dropped", (unsigned long long)dropped);
     sw_log_field f = {.key = "dropped", .type = SW_LF_INT, .i = (int64_t)dropped};
     lbuf b;
-    format_record(log, &b, SW_LOG_WARN, NULL, msg, &f, 1);
+    format_record(log, &b, sw_log_wall_ns(), SW_LOG_WARN, NULL, msg, &f, 1);
     size_t n = b.len <= cap ? b.len : 0;
     memcpy(out, b.p, n);
     sw_log_line_free(&b);
@@ -162,11 +217,43 @@ sw_log *sw_log_new(FILE *out, bool json, sw_log_level min_level, bool color)
     return sw_log_open(out, &o);
 }
 
+/* The files' drop notice, in the files' format (dated text, or JSON). */
+static size_t files_notice(void *arg, uint64_t dropped, char *out, size_t cap)
+{
+    const sw_log *log = arg;
+    char msg[64];
+    snprintf(msg, sizeof msg, "%llu log lines dropped", (unsigned long long)dropped);
+    sw_log_field f = {.key = "dropped", .type = SW_LF_INT, .i = (int64_t)dropped};
+    sw_log_style st = {.json = log->json, .date = true, .wall_ns = sw_log_wall_ns()};
+    lbuf b;
+    sw_log_format(&b, &st, SW_LOG_WARN, NULL, msg, &f, 1);
+    size_t n = b.len <= cap ? b.len : 0;
+    memcpy(out, b.p, n);
+    sw_log_line_free(&b);
+    return n;
+}
+
+int sw_log_start_keeping(sw_log *log, const sw_log_keep *k, char *err, size_t errlen)
+{
+    if (k->ring_lines > 0 && !(log->ring = sw_log_ring_new(k->ring_lines, k->ring_bytes))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (k->dir && !(log->files = sw_log_files_open(k->dir, k->max_size, k->max_files, files_notice,
+                                                   log, err, errlen)))
+        return -1;
+    return 0;
+}
+
+sw_log_ring *sw_log_rings(const sw_log *log) { return log ? log->ring : NULL; }
+
 void sw_log_free(sw_log *log)
 {
     if (!log) return;
     if (log->limit) sw_log_limit_expire(log->limit, sw_log_clock_ns(), true, write_summary, log);
-    sw_log_writer_free(log->writer, log->flush_timeout);
+    sw_log_writer_free(log->writer, log->flush_timeout); /* its ticks may still write records */
+    sw_log_files_free(log->files, log->flush_timeout);
+    sw_log_ring_free(log->ring);
     sw_log_limit_free(log->limit);
     free(log);
 }
@@ -175,7 +262,8 @@ bool sw_log_flush(sw_log *log, int64_t timeout_ns)
 {
     if (!log) return true;
     if (log->limit) sw_log_limit_expire(log->limit, sw_log_clock_ns(), true, write_summary, log);
-    return sw_log_writer_flush(log->writer, timeout_ns);
+    bool files = sw_log_files_flush(log->files, timeout_ns);
+    return sw_log_writer_flush(log->writer, timeout_ns) && files;
 }
 
 void sw_log_write(sw_log *log, sw_log_level level, const char *service, const char *msg,

@@ -55,12 +55,29 @@ typedef struct sw_log_options {
     int64_t window_ns;
 } sw_log_options;
 
+/* What the log keeps besides stderr (docs/operating.md, Logs): per-service rings in memory
+ * (log_ring.h) and, with a directory, per-service files with rotation (log_files.h). */
+typedef struct sw_log_keep {
+    size_t ring_lines;  /* records per service in memory; 0: no rings */
+    size_t ring_bytes;  /* bytes per service in memory */
+    const char *dir;    /* NULL: no files */
+    uint64_t max_size;  /* a file is rotated before it would pass this; 0: the default */
+    unsigned max_files; /* files per service, the current one included; 0: the default */
+} sw_log_keep;
+
+typedef struct sw_log_ring sw_log_ring;
+
 /* The defaults above, with these settings. */
 sw_log_options sw_log_defaults(bool json, sw_log_level min_level, bool color);
 /* A log on out (NULL: stderr); NULL when memory runs out. Starts the writer thread. */
 sw_log *sw_log_open(FILE *out, const sw_log_options *o);
 /* sw_log_open with sw_log_defaults(json, min_level, color). */
 sw_log *sw_log_new(FILE *out, bool json, sw_log_level min_level, bool color);
+/* Starts keeping records as k says. Call before any other thread logs. 0, or -1 with a
+ * message in err (the directory is unusable, memory ran out). */
+int sw_log_start_keeping(sw_log *log, const sw_log_keep *k, char *err, size_t errlen);
+/* The rings of the log (NULL: none are kept), for `steward logs`. */
+sw_log_ring *sw_log_rings(const sw_log *log);
 /* Writes the pending summaries and what is buffered, waiting at most the flush timeout for a
  * stuck reader, and frees the log. No other thread may log any more. */
 void sw_log_free(sw_log *log);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "json.h"
+#include "timefmt.h"
 #include "utf8.h"
 
 #define LOG_MAX_RECORD 65536 /* a line never exceeds this, newline included */
@@ -223,7 +224,8 @@ static int format_scalar(char *out, size_t size, const sw_log_field *f)
 
 /* ---- the clock ---- */
 
-/* The clock part of a line into out (32 bytes): local "HH:MM:SS.mmm" (text) or UTC
+/* The clock part of a line into out (32 bytes) for the wall time wall_ns: local
+ * "HH:MM:SS.mmm" (text), local "YYYY-MM-DD HH:MM:SS.mmm" (text with the date) or UTC
  * "YYYY-MM-DDTHH:MM:SS.mmmZ" (JSON); its length. Formatting a date is the costly part of a
  * log line, so each thread keeps the text of the current second and adds the milliseconds. */
 typedef struct second_text {
@@ -233,42 +235,52 @@ typedef struct second_text {
     size_t len;
 } second_text;
 
-static size_t clock_text(char *out, bool utc)
+typedef enum { STAMP_SHORT, STAMP_DATE, STAMP_UTC } clock_style;
+
+static size_t second_of(second_text *c, time_t sec, clock_style style)
 {
-    static _Thread_local second_text cache[2];
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    second_text *c = &cache[utc];
-    if (!c->valid || c->sec != ts.tv_sec) {
-        struct tm tm;
-        if (utc) gmtime_r(&ts.tv_sec, &tm);
-        else localtime_r(&ts.tv_sec, &tm);
-        int n = utc ? snprintf(c->text, sizeof c->text, "%04d-%02d-%02dT%02d:%02d:%02d.",
-                               tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                               tm.tm_sec)
-                    : snprintf(c->text, sizeof c->text, "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min,
-                               tm.tm_sec);
-        c->len = n > 0 && (size_t)n < sizeof c->text - 4 ? (size_t)n : 0;
-        c->sec = ts.tv_sec;
+    struct tm tm;
+    if (style == STAMP_UTC) gmtime_r(&sec, &tm);
+    else localtime_r(&sec, &tm);
+    int n =
+        style == STAMP_SHORT
+            ? snprintf(c->text, sizeof c->text, "%02d:%02d:%02d.", tm.tm_hour, tm.tm_min, tm.tm_sec)
+            : snprintf(c->text, sizeof c->text, "%04d-%02d-%02d%c%02d:%02d:%02d.",
+                       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, style == STAMP_UTC ? 'T' : ' ',
+                       tm.tm_hour, tm.tm_min, tm.tm_sec);
+    return n > 0 && (size_t)n < sizeof c->text - 4 ? (size_t)n : 0;
+}
+
+static size_t clock_text(char *out, clock_style style, int64_t wall_ns)
+{
+    static _Thread_local second_text cache[3];
+    time_t sec = (time_t)(wall_ns / 1000000000);
+    second_text *c = &cache[style];
+    if (!c->valid || c->sec != sec) {
+        c->len = second_of(c, sec, style);
+        c->sec = sec;
         c->valid = true;
     }
-    long ms = ts.tv_nsec / 1000000L;
+    long ms = (long)(wall_ns % 1000000000 / 1000000);
     size_t n = c->len;
     memcpy(out, c->text, n);
     out[n++] = (char)('0' + ms / 100);
     out[n++] = (char)('0' + ms / 10 % 10);
     out[n++] = (char)('0' + ms % 10);
-    if (utc) out[n++] = 'Z';
+    if (style == STAMP_UTC) out[n++] = 'Z';
     return n;
 }
 
+int64_t sw_log_wall_ns(void) { return (int64_t)(sw_wall_now() * 1e9); }
+
 /* ---- text ---- */
 
-static void format_text(bool color, lbuf *b, sw_log_level level, const char *service,
+static void format_text(const sw_log_style *st, lbuf *b, sw_log_level level, const char *service,
                         const char *msg, const sw_log_field *fields, size_t n_fields)
 {
+    bool color = st->color;
     char clock[32];
-    put(b, clock, clock_text(clock, false));
+    put(b, clock, clock_text(clock, st->date ? STAMP_DATE : STAMP_SHORT, st->wall_ns));
     put(b, " ", 1);
     if (color) {
         puts_(b, level_color[level]);
@@ -322,11 +334,11 @@ static json_t *field_value(const sw_log_field *f)
 }
 
 /* The whole record as a JSON object, or NULL when memory runs out. */
-static json_t *json_record(sw_log_level level, const char *service, const char *msg,
-                           const sw_log_field *fields, size_t n_fields)
+static json_t *json_record(int64_t wall_ns, sw_log_level level, const char *service,
+                           const char *msg, const sw_log_field *fields, size_t n_fields)
 {
     char clock[32];
-    size_t clock_len = clock_text(clock, true);
+    size_t clock_len = clock_text(clock, STAMP_UTC, wall_ns);
     json_t *rec = json_object();
     int rc = sw_json_set(rec, "ts", json_stringn_nocheck(clock, clock_len));
     rc |= sw_json_set(rec, "level", json_string_nocheck(level_lower[level]));
@@ -429,10 +441,10 @@ static void format_cut(lbuf *b, json_t *rec, int digits)
     json_decref(cut);
 }
 
-static void format_json(lbuf *b, sw_log_level level, const char *service, const char *msg,
-                        const sw_log_field *fields, size_t n_fields)
+static void format_json(lbuf *b, int64_t wall_ns, sw_log_level level, const char *service,
+                        const char *msg, const sw_log_field *fields, size_t n_fields)
 {
-    json_t *rec = json_record(level, service, msg, fields, n_fields);
+    json_t *rec = json_record(wall_ns, level, service, msg, fields, n_fields);
     if (!rec) return; /* out of memory: the record is dropped */
     int digits = sw_json_digits(rec);
     size_t len = sw_json_dumpb(rec, b->p, b->cap, digits);
@@ -446,12 +458,12 @@ static void format_json(lbuf *b, sw_log_level level, const char *service, const 
 }
 
 
-void sw_log_format(lbuf *b, bool json, bool color, sw_log_level level, const char *service,
+void sw_log_format(lbuf *b, const sw_log_style *st, sw_log_level level, const char *service,
                    const char *msg, const sw_log_field *fields, size_t n_fields)
 {
     *b = (lbuf){.p = b->stack, .len = 0, .cap = sizeof b->stack};
-    if (json) format_json(b, level, service, msg, fields, n_fields);
-    else format_text(color, b, level, service, msg, fields, n_fields);
+    if (st->json) format_json(b, st->wall_ns, level, service, msg, fields, n_fields);
+    else format_text(st, b, level, service, msg, fields, n_fields);
 }
 
 void sw_log_line_free(lbuf *b)

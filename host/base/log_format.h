@@ -1,4 +1,5 @@
-/* One log record formatted as one line, for the log (log.c) and nothing else. */
+/* One log record formatted as one line: for the log (log.c), and for `steward logs`, which
+ * writes the records it reads back as text. */
 #ifndef STEWARD_LOG_FORMAT_H
 #define STEWARD_LOG_FORMAT_H
 
@@ -19,10 +20,20 @@ typedef struct lbuf {
     char stack[LOG_STACK_BUF];
 } lbuf;
 
-/* Formats the record into b (text, or JSON when json; ANSI colours in text when color), ended
- * by a newline; b->len is 0 when nothing could be made. Free with sw_log_line_free. */
-void sw_log_format(lbuf *b, bool json, bool color, sw_log_level level, const char *service,
+/* How a record is written: JSON (its ts in UTC with the date), or text with ANSI colours when
+ * `color` and the local date before the time when `date`; at the wall time wall_ns (ns since
+ * the epoch, sw_log_wall_ns). */
+typedef struct sw_log_style {
+    bool json, color, date;
+    int64_t wall_ns;
+} sw_log_style;
+
+/* Formats the record into b, ended by a newline; b->len is 0 when nothing could be made. Free
+ * with sw_log_line_free. */
+void sw_log_format(lbuf *b, const sw_log_style *st, sw_log_level level, const char *service,
                    const char *msg, const sw_log_field *fields, size_t n_fields);
+/* The wall clock (sw_wall_now) in ns since the epoch. */
+int64_t sw_log_wall_ns(void);
 void sw_log_line_free(lbuf *b);
 
 #endif

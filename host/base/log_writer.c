@@ -37,6 +37,7 @@ struct sw_log_writer {
     sw_log_writer_stats stats;
     sw_log_notice_fn notice;
     sw_log_tick_fn tick;
+    sw_log_sink_fn sink;
     void *arg;
     pthread_mutex_t lock;
     pthread_cond_t wake, idle; /* idle: the thread has nothing to write (or is done) */
@@ -111,6 +112,7 @@ static size_t count_lines(const char *p, size_t n)
  * cancelled inside write() and only there. */
 static bool write_all(sw_log_writer *w, const char *p, size_t n, bool cancellable)
 {
+    if (w->sink) return w->sink(w->arg, p, n);
     if (w->fd < 0) {
         bool ok = fwrite(p, 1, n, w->out) == n;
         return fflush(w->out) == 0 && ok;
@@ -264,7 +266,8 @@ sw_log_writer *sw_log_writer_new(const sw_log_writer_config *c)
     if (!w) return NULL;
     w->out = c->out ? c->out : stderr;
     w->fd = fileno(w->out);
-    w->buffered = c->buffered && c->capacity > 0 && w->fd >= 0;
+    w->sink = c->sink;
+    w->buffered = c->buffered && c->capacity > 0 && (w->fd >= 0 || w->sink);
     w->notice = c->notice;
     w->tick = c->tick;
     w->arg = c->arg;

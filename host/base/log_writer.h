@@ -4,7 +4,8 @@
  * blocks the host: when the ring is full the line is dropped and counted, and once writing
  * works again a notice ("N log lines dropped") takes the place of the gap. Direct: the caller
  * writes the line itself (a regular file, which cannot push back). In both modes the thread
- * also calls a tick function at a deadline (the summaries of log_limit.h). Any thread. */
+ * also calls a tick function at a deadline (the summaries of log_limit.h). A sink function may
+ * take the lines instead of a FILE (the per-service files of log_files.h). Any thread. */
 #ifndef STEWARD_LOG_WRITER_H
 #define STEWARD_LOG_WRITER_H
 
@@ -23,10 +24,16 @@ typedef size_t (*sw_log_notice_fn)(void *arg, uint64_t dropped, char *out, size_
  * ns), 0 for none. */
 typedef int64_t (*sw_log_tick_fn)(void *arg, int64_t now_ns);
 
+/* Instead of a FILE: takes a region of whole lines (n bytes, each line ended by '\n'); true
+ * when they were written. On the writer thread without the lock (direct: the caller's thread,
+ * with the lock held); it must not log. */
+typedef bool (*sw_log_sink_fn)(void *arg, const char *p, size_t n);
+
 typedef struct sw_log_writer_config {
-    FILE *out;
-    bool buffered;   /* false: direct */
-    size_t capacity; /* the ring's bytes (buffered) */
+    FILE *out;           /* where lines go, unless sink */
+    sw_log_sink_fn sink; /* may be NULL */
+    bool buffered;       /* false: direct */
+    size_t capacity;     /* the ring's bytes (buffered) */
     sw_log_notice_fn notice;
     sw_log_tick_fn tick; /* may be NULL */
     void *arg;

@@ -4,8 +4,11 @@
 #include "schema.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "units.h"
 
 const char *const sw_version = STEWARD_VERSION; /* project(VERSION) in CMakeLists.txt */
 
@@ -15,9 +18,9 @@ typedef struct command_help {
 } command_help;
 
 static const command_help commands[] = {
-    {"run", "steward run DIR [-x ID [ARGS...]]",
+    {"run", "steward run DIR [--watch] [-x ID [ARGS...]]",
      "Run the app in the foreground, or with -x run one process.lua to completion\nand exit with "
-     "its code.",
+     "its code. --watch reloads when a YAML or Lua file under DIR changes.",
      1},
     {"check", "steward check DIR [--config FILE] [--json]",
      "Validate the registry, compile every Lua source and, with --config, the host\nconfig; print "
@@ -46,6 +49,11 @@ static const command_help commands[] = {
      "Reload the registry of a running host (same as SIGHUP); --all restarts every\nservice (same "
      "as SIGUSR2).",
      1},
+    {"logs", "steward logs [ID] [-n N] [-f] [--since DURATION] [--json] [--control PATH] [DIR]",
+     "Print a running host's recent log lines: of one service, or of all in time\norder (the last "
+     "50, or -n N); --since 5m only newer ones; -f then follows new\nlines until interrupted; "
+     "--json one JSON record per line.",
+     3},
     {"init", "steward init DIR",
      "Write a small working app to DIR (new or empty): two services, a dependency,\na policy, "
      "a README and a .luacheckrc.",
@@ -77,6 +85,7 @@ void sw_cli_usage(const char *command, bool to_stderr)
     fprintf(out, "\nOptions (after the command):\n"
                  "  --log-format text|json   run: log format (default text)\n"
                  "  --log-level LEVEL        run: debug, info, warn or error (default info)\n"
+                 "  --watch                  run: reload when a YAML or Lua file changes\n"
                  "  --config FILE            host configuration (YAML); not for graph\n"
                  "  --control PATH           control socket of a running host\n"
                  "  --help, --version\n");
@@ -96,7 +105,7 @@ static bool is(const char *s, const char *const *names)
 }
 
 static const char *const control_commands[] = {"status",  "top",    "start", "stop",
-                                               "restart", "reload", NULL};
+                                               "restart", "reload", "logs",  NULL};
 
 /* Every option after the command: which commands it means something for (an option given to
  * another command is an error, not silently ignored) and where it goes. */
@@ -109,6 +118,10 @@ typedef enum {
     OPT_WHY,
     OPT_JSON,
     OPT_ALL,
+    OPT_LINES,
+    OPT_FOLLOW,
+    OPT_SINCE,
+    OPT_WATCH,
     OPT_FILTER
 } option_id;
 typedef struct option_spec {
@@ -122,10 +135,11 @@ static const char *const run_only[] = {"run", NULL};
 static const char *const graph_only[] = {"graph", "test", NULL};
 static const char *const test_only[] = {"test", NULL};
 static const char *const reload_only[] = {"reload", NULL};
-static const char *const json_commands[] = {"status",  "check",  "start", "stop",
-                                            "restart", "reload", "graph", NULL};
-static const char *const config_commands[] = {"run",  "check",   "status", "top", "start",
-                                              "stop", "restart", "reload", NULL};
+static const char *const logs_only[] = {"logs", NULL};
+static const char *const json_commands[] = {"status", "check", "start", "stop", "restart",
+                                            "reload", "graph", "logs",  NULL};
+static const char *const config_commands[] = {"run",  "check",   "status", "top",  "start",
+                                              "stop", "restart", "reload", "logs", NULL};
 
 static const option_spec options[] = {
     {"--log-format", OPT_LOG_FORMAT, true, run_only},
@@ -136,6 +150,10 @@ static const option_spec options[] = {
     {"--why", OPT_WHY, false, graph_only},
     {"--json", OPT_JSON, false, json_commands},
     {"--all", OPT_ALL, false, reload_only},
+    {"-n", OPT_LINES, true, logs_only},
+    {"-f", OPT_FOLLOW, false, logs_only},
+    {"--since", OPT_SINCE, true, logs_only},
+    {"--watch", OPT_WATCH, false, run_only},
     {"--filter", OPT_FILTER, true, test_only},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
@@ -158,6 +176,10 @@ static void set_option(sw_cli *o, option_id id, const char *value)
     case OPT_WHY: o->why = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_ALL: o->all = true; break;
+    case OPT_LINES: o->lines = value; break;
+    case OPT_FOLLOW: o->follow = true; break;
+    case OPT_SINCE: o->since = value; break;
+    case OPT_WATCH: o->watch = true; break;
     case OPT_FILTER: o->filter = value; break;
     }
 }
@@ -209,6 +231,12 @@ static int not_an_id(const command_help *c, const char *word, char *err, size_t 
     return -1;
 }
 
+/* status and logs take [ID] [DIR]: an id has a colon, a directory does not. */
+static bool id_or_dir(const command_help *c)
+{
+    return strcmp(c->name, "status") == 0 || strcmp(c->name, "logs") == 0;
+}
+
 static int positional(sw_cli *o, const command_help *c, const char *word, char *err, size_t errlen)
 {
     bool id_word = strchr(word, ':') != NULL;
@@ -222,7 +250,7 @@ static int positional(sw_cli *o, const command_help *c, const char *word, char *
             o->dir = word;
             return 0;
         }
-    } else if (c->positionals == 3 && strcmp(c->name, "status") == 0) { /* [ID] [DIR] */
+    } else if (c->positionals == 3 && id_or_dir(c)) { /* [ID] [DIR] */
         if (id_word && !o->id) {
             o->id = word;
             return 0;
@@ -243,6 +271,20 @@ static int positional(sw_cli *o, const command_help *c, const char *word, char *
         return 0;
     }
     return fail(err, errlen, "unexpected argument \"%s\"", word);
+}
+
+/* logs: -n a whole number, --since a duration ("5m", "1h", "30s"). */
+static int check_logs_options(const sw_cli *o, char *err, size_t errlen)
+{
+    char *end;
+    if (o->lines && (!*o->lines || strtol(o->lines, &end, 10) < 0 || *end ||
+                     strtol(o->lines, NULL, 10) > 1000000))
+        return fail(err, errlen, "-n needs a whole number of lines (0 to 1000000), not \"%s\"",
+                    o->lines);
+    int64_t ns;
+    if (o->since && (sw_parse_duration(o->since, &ns) != 0 || ns <= 0))
+        return fail(err, errlen, "--since needs a duration (5m, 1h, 30s), not \"%s\"", o->since);
+    return 0;
 }
 
 int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
@@ -304,10 +346,13 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
     if (o->log_level && !is(o->log_level, log_levels))
         return fail(err, errlen, "unknown log level \"%s\" (debug, info, warn or error)",
                     o->log_level);
+    if (check_logs_options(o, err, errlen) != 0) return -1;
     if (c->positionals == 1 && !o->dir && strcmp(c->name, "reload") != 0 &&
         strcmp(c->name, "top") != 0)
         return fail(err, errlen, "%s needs an app directory", c->name);
     if (c->positionals == 2 && !o->id) return fail(err, errlen, "%s needs a service id", c->name);
+    if (o->watch && o->exec_id)
+        return fail(err, errlen, "%s", "--watch reloads an app: it does not apply to -x");
     if (strcmp(c->name, "help") == 0 && o->id && !find_command(o->id))
         return fail(err, errlen, "no help for \"%s\": unknown command", o->id);
     return 0;

@@ -8,13 +8,16 @@
 
 typedef struct sw_cli {
     const char
-        *command;       /* run, check, graph, status, start, stop, restart, reload, help, version */
+        *command; /* run, check, graph, status, start, stop, restart, reload, logs, help, version */
     const char *dir;    /* app directory */
     const char *id;     /* start/stop/restart/status ID, or the help topic */
     const char *format; /* graph: text | dot | mermaid; test: tap | junit | text */
     const char *filter; /* test --filter: a Lua pattern over "describe ... it" names */
     bool why, json;
-    bool all; /* reload --all: restart every service (as SIGUSR2) */
+    bool all;                  /* reload --all: restart every service (as SIGUSR2) */
+    const char *lines, *since; /* logs -n N, --since DURATION (checked) */
+    bool follow;               /* logs -f */
+    bool watch;                /* run --watch: reload when a YAML or Lua file under dir changes */
     const char *log_format, *log_level, *config, *control;
     const char *exec_id; /* run -x ID */
     int exec_argc;

@@ -17,11 +17,8 @@
 #include "json.h"
 
 #define EXIT_NOT_RUNNING 3
-#define EXIT_UNKNOWN     4
 
-/* The socket: --control, else the config's control.socket, else DIR/.steward.sock, else
- * ./.steward.sock. NULL (message printed) when the config cannot be read. */
-static char *socket_path(const sw_cli *cli)
+char *sw_cli_socket_path(const sw_cli *cli)
 {
     if (cli->control) return strdup(cli->control);
     sw_host_config cfg;
@@ -34,7 +31,7 @@ static char *socket_path(const sw_cli *cli)
 /* One request, one reply line (malloc'd), or NULL after printing why. */
 static char *call(const sw_cli *cli, const char *request, double wait_s)
 {
-    char *path = socket_path(cli);
+    char *path = sw_cli_socket_path(cli);
     if (!path) return NULL;
     char err[512];
     char *reply = NULL;
@@ -111,11 +108,10 @@ static const char *item(const json_t *list, size_t i)
     return json_is_string(n) ? json_string_value(n) : "?";
 }
 
-/* An error reply: printed, with its list of errors; the exit code. */
 /* The exit code of a reply that is not ok: 4 for an id that names no service, else 1. */
 static int exit_code(const json_t *root) { return is_true(root, "unknown") ? EXIT_UNKNOWN : 1; }
 
-static int report_error(const sw_cli *cli, const json_t *root)
+int sw_cli_report_error(const sw_cli *cli, const json_t *root)
 {
     fprintf(stderr, "steward %s: %s\n", cli->command, str_or(root, "error", "failed"));
     const json_t *errors = json_object_get(root, "errors");
@@ -134,33 +130,93 @@ static void duration(char *out, size_t size, double s)
     else snprintf(out, size, "%dd%02dh", (int)(s / 86400), (int)s % 86400 / 3600);
 }
 
-#define N_COLS 9
-static const char *const headers[N_COLS] = {"ID",      "STATE",      "PID",    "UPTIME", "RESTARTS",
-                                            "ATTEMPT", "NEXT RETRY", "REASON", "GROUP"};
+/* Bytes as systemctl shows them: "812K", "1.2M", "3.4G" ("-" when negative: not known). */
+static void bytes(char *out, size_t size, double b)
+{
+    const char *units = "BKMGT";
+    int u = 0;
+    while (b >= 1024 && u < 4) b /= 1024, u++;
+    if (b < 0) snprintf(out, size, "-");
+    else if (u == 0 || b >= 10) snprintf(out, size, "%.0f%c", b, units[u]);
+    else snprintf(out, size, "%.1f%c", b, units[u]);
+}
+
+/* CPU seconds: "0.25s" below 10 s, then as a duration. */
+static void cpu_time(char *out, size_t size, double s)
+{
+    if (s >= 0 && s < 10) snprintf(out, size, "%.2fs", s);
+    else duration(out, size, s);
+}
+
+enum {
+    C_ID,
+    C_STATE,
+    C_PID,
+    C_UPTIME,
+    C_PROCS,
+    C_MEMORY,
+    C_CPU,
+    C_QUEUED,
+    C_RESTARTS,
+    C_ATTEMPT,
+    C_RETRY,
+    C_REASON,
+    C_GROUP,
+    C_HEALTH,
+    N_COLS
+};
+static const char *const headers[N_COLS] = {"ID",         "STATE",  "PID",    "UPTIME",   "PROCS",
+                                            "MEMORY",     "CPU",    "QUEUED", "RESTARTS", "ATTEMPT",
+                                            "NEXT RETRY", "REASON", "GROUP",  "HEALTH"};
 #define REASON_MAX 60
+
+/* Liveness in a few words: "healthy", "unhealthy (2/3)", "alive 1.2s ago", both, or "-". */
+static void liveness(const json_t *svc, char *out, size_t size)
+{
+    const json_t *h = json_object_get(svc, "health");
+    const char *st = json_is_object(h) ? str(h, "state") : NULL;
+    size_t len = 0;
+    out[0] = 0;
+    if (st && strcmp(st, "unhealthy") == 0)
+        len = (size_t)snprintf(out, size, "unhealthy (%.0f/%.0f)", num(h, "failures", 0),
+                               num(h, "of", 0));
+    else if (st) len = (size_t)snprintf(out, size, "%s", st);
+    double age = num(svc, "last_alive", -1);
+    if (age >= 0 && len < size) {
+        char d[32];
+        duration(d, sizeof d, age);
+        snprintf(out + len, size - len, "%salive %s ago", len ? ", " : "", d);
+    }
+    if (!out[0]) snprintf(out, size, "-");
+}
 
 /* The cells of one service row, each written into cells[k] (size 128 but reason/id). */
 static void row(const json_t *svc, char cells[N_COLS][256])
 {
-    snprintf(cells[0], 256, "%s", str_or(svc, "id", "?"));
-    snprintf(cells[1], 256, "%s", str_or(svc, "state", "?"));
-    snprintf(cells[2], 256, "%s", str_or(svc, "pid", "-"));
-    duration(cells[3], 256, num(svc, "uptime", -1));
-    snprintf(cells[4], 256, "%.0f", num(svc, "restarts", 0));
-    snprintf(cells[5], 256, "%.0f", num(svc, "attempt", 0));
+    snprintf(cells[C_ID], 256, "%s", str_or(svc, "id", "?"));
+    snprintf(cells[C_STATE], 256, "%s", str_or(svc, "state", "?"));
+    snprintf(cells[C_PID], 256, "%s", str_or(svc, "pid", "-"));
+    duration(cells[C_UPTIME], 256, num(svc, "uptime", -1));
+    snprintf(cells[C_PROCS], 256, "%.0f", num(svc, "processes", 0));
+    bytes(cells[C_MEMORY], 256, num(svc, "memory", -1));
+    cpu_time(cells[C_CPU], 256, num(svc, "cpu", -1));
+    snprintf(cells[C_QUEUED], 256, "%.0f", num(svc, "queued", 0));
+    snprintf(cells[C_RESTARTS], 256, "%.0f", num(svc, "restarts", 0));
+    snprintf(cells[C_ATTEMPT], 256, "%.0f", num(svc, "attempt", 0));
     double in = num(svc, "next_retry_in", -1);
     if (in >= 0) {
         char d[32];
         duration(d, sizeof d, in);
-        snprintf(cells[6], 256, "in %s", d);
-    } else snprintf(cells[6], 256, "-");
+        snprintf(cells[C_RETRY], 256, "in %s", d);
+    } else snprintf(cells[C_RETRY], 256, "-");
     const char *reason = str(svc, "reason");
     if (!reason) reason = "-";
     const char *nl = strchr(reason, '\n');
     int n = nl ? (int)(nl - reason) : (int)strlen(reason);
-    if (n > REASON_MAX) snprintf(cells[7], 256, "%.*s...", REASON_MAX - 3, reason);
-    else snprintf(cells[7], 256, "%.*s", n, reason);
-    snprintf(cells[8], 256, "%s", str_or(svc, "group", "-"));
+    if (n > REASON_MAX) snprintf(cells[C_REASON], 256, "%.*s...", REASON_MAX - 3, reason);
+    else snprintf(cells[C_REASON], 256, "%.*s", n, reason);
+    snprintf(cells[C_GROUP], 256, "%s", str_or(svc, "group", "-"));
+    liveness(svc, cells[C_HEALTH], 256);
 }
 
 static void print_row(const char *const *cells, const int *width)
@@ -226,15 +282,21 @@ static void print_list(const char *label, const json_t *list)
 
 static void print_service(const json_t *svc)
 {
-    char c[N_COLS][256];
+    char c[N_COLS][256], peak[32], max[32];
     row(svc, c);
-    printf("%s - %s\n", c[0], c[1]);
-    printf("  %-12s%s\n  %-12s%s\n  %-12s%s\n  %-12s%s\n", "pid:", c[2], "uptime:", c[3],
-           "restarts:", c[4], "attempt:", c[5]);
+    printf("%s - %s\n", c[C_ID], c[C_STATE]);
+    printf("  %-12s%s\n  %-12s%s\n", "pid:", c[C_PID], "uptime:", c[C_UPTIME]);
+    bytes(peak, sizeof peak, num(svc, "memory_peak", -1));
+    bytes(max, sizeof max, num(svc, "memory_max", -1));
+    printf("  %-12s%s\n  %-12s%s (peak %s, max %s)\n  %-12s%s\n  %-12s%s\n",
+           "processes:", c[C_PROCS], "memory:", c[C_MEMORY], peak, max, "cpu:", c[C_CPU],
+           "queued:", c[C_QUEUED]);
+    printf("  %-12s%s\n  %-12s%s\n", "restarts:", c[C_RESTARTS], "attempt:", c[C_ATTEMPT]);
     const char *at = str(svc, "next_retry");
-    if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[6]);
+    if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[C_RETRY]);
     else printf("  %-12s-\n", "next retry:");
-    printf("  %-12s%s\n  %-12s%s\n", "reason:", str_or(svc, "reason", "-"), "group:", c[8]);
+    printf("  %-12s%s\n  %-12s%s\n", "reason:", str_or(svc, "reason", "-"), "group:", c[C_GROUP]);
+    printf("  %-12s%s\n", "health:", c[C_HEALTH]);
     print_list("depends on:", json_object_get(svc, "depends_on"));
     print_list("dependents:", json_object_get(svc, "dependents"));
     const json_t *errors = json_object_get(svc, "errors");
@@ -260,7 +322,7 @@ static int status(const sw_cli *cli)
     }
     json_t *r = parse_reply(text);
     if (!r) code = 1;
-    else if (!is_true(r, "ok")) code = report_error(cli, r);
+    else if (!is_true(r, "ok")) code = sw_cli_report_error(cli, r);
     else if (cli->json) printf("%s\n", text);
     else if (cli->id) print_service(json_object_get(r, "service"));
     else {
@@ -292,7 +354,7 @@ static int act(const sw_cli *cli)
         free(text);
         return code;
     }
-    if (code == 0 && !is_true(r, "ok")) code = report_error(cli, r);
+    if (code == 0 && !is_true(r, "ok")) code = sw_cli_report_error(cli, r);
     else if (code == 0) printf("%s\n", str_or(r, "message", "done"));
     const json_t *services = json_object_get(r, "services");
     for (size_t i = 0; i < list_size(services); i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "http_routes.h"
 #include "json.h"
 #include "registry.h"
 #include "security.h"
@@ -59,6 +60,20 @@ static void print_escaped(const char *s, const char *quote_as)
     }
 }
 
+/* An http.service's routes: method, path, function, and the endpoint and router they come from. */
+static void print_routes(const sw_registry *r, const sw_entry *svc)
+{
+    sw_hroutes routes;
+    if (svc->kind != SW_KIND_HTTP_SERVICE || sw_hroutes_build(&routes, r, svc) != 0) return;
+    for (size_t i = 0; i < routes.n; i++) {
+        const sw_hroute *rt = &routes.v[i];
+        const sw_http_endpoint *ep = &rt->endpoint->as.http_endpoint;
+        printf("    route %s %s -> %s  (%s via router %s)\n", ep->method, rt->pattern, ep->func.id,
+               rt->endpoint->id, ep->router.id);
+    }
+    sw_hroutes_free(&routes);
+}
+
 static void print_text(const sw_graph *g, bool why, const sw_security_set *set)
 {
     for (size_t lvl = 0; lvl < g->n_levels; lvl++) {
@@ -77,6 +92,7 @@ static void print_text(const sw_graph *g, bool why, const sw_security_set *set)
             for (size_t k = g->deps[i]; k < g->deps[i + 1]; k++)
                 printf("    -> %s  (%s)\n", g->services[g->edges[k].to]->id, g->edges[k].why);
             if (set) print_security(set, g->services[i]);
+            if (set) print_routes(sw_security_registry(set), g->services[i]);
         }
     }
 }

@@ -3,6 +3,7 @@
  * the processes it spawned are gone too: they get CANCEL when it ends and are killed after
  * the host's shutdown.timeout (docs/lua-api.md "steward run -x"). SIGINT or SIGTERM kill the
  * process (or, once it ended, what it left); a second one exits at once with 1. */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,11 @@
 #include "runtime.h"
 #include "config.h"
 #include "supervisor.h"
+#include "memory_high.h"
 #include "control.h"
 #include "notify.h"
 #include "units.h"
+#include "watch.h"
 
 typedef struct exec_state {
     uv_loop_t loop;
@@ -163,8 +166,12 @@ typedef struct app_state {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm, sighup, sigusr2;
     sw_supervisor sup;
+    sw_memory_high high;
     sw_control *ctl;
     int signals;
+    sw_watch *watch;        /* --watch, or NULL */
+    uv_timer_t sd_watchdog; /* pings systemd's watchdog, when it has one */
+    sw_notify *notify;
 } app_state;
 
 static void on_app_signal(uv_signal_t *h, int signum)
@@ -214,6 +221,50 @@ static void watch_signals(app_state *a, bool on)
     }
 }
 
+/* ---- --watch and systemd's watchdog ---- */
+
+/* A YAML or Lua file changed (debounced): a reload, as SIGHUP. */
+static void on_files_changed(void *arg, const char *file)
+{
+    app_state *a = arg;
+    if (a->sup.shutting_down) return;
+    sw_log_field f = {.key = "file", .type = SW_LF_STR, .s = file};
+    sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "files changed", &f, 1);
+    sw_supervisor_reload(&a->sup, false, NULL);
+}
+
+/* --watch: failures wait for the next change (docs/supervision.md "Watch mode"). -1 when the
+ * directory cannot be watched (printed). */
+static int open_watch(app_state *a, const sw_cli *cli, const sw_host_config *cfg)
+{
+    if (!cli->watch) return 0;
+    char *sock = sw_control_default_path(cli->dir, cfg->control_socket), err[300];
+    a->watch =
+        sw_watch_open(&a->loop, cli->dir, sock, a->sup.log, on_files_changed, a, err, sizeof err);
+    free(sock);
+    if (!a->watch) {
+        fprintf(stderr, "steward: --watch: %s\n", err);
+        return -1;
+    }
+    a->sup.hold_failures = true;
+    sw_log_field f = {.key = "dir", .type = SW_LF_STR, .s = cli->dir};
+    sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "watching", &f, 1);
+    return 0;
+}
+
+/* The supervisor's loop pings systemd: a wedged loop stops the pings, and systemd restarts
+ * the host (WatchdogSec=, docs/operating.md). */
+static void ping_systemd(uv_timer_t *t) { sw_notify_watchdog(((app_state *)t->data)->notify); }
+
+static void start_sd_watchdog(app_state *a)
+{
+    uv_timer_init(&a->loop, &a->sd_watchdog);
+    a->sd_watchdog.data = a;
+    int64_t ns = a->notify ? sw_notify_watchdog_ns() : 0;
+    uint64_t half_ms = (uint64_t)(ns / 2 / SW_NS_PER_MS);
+    if (ns > 0) uv_timer_start(&a->sd_watchdog, ping_systemd, 0, half_ms ? half_ms : 1);
+}
+
 /* The control socket and sd_notify around the supervisor; NULL (message printed) when the
  * socket cannot be served, e.g. another host listens on it. */
 static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw_supervisor *sup,
@@ -231,10 +282,27 @@ static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw
     return ctl;
 }
 
+/* The app's log: sw_cli_log, keeping records in rings and files as the config says; NULL
+ * (message printed) when it cannot. */
+static sw_log *app_log(const sw_cli *cli, const sw_host_config *cfg)
+{
+    sw_log *log = sw_cli_log(cli, cfg);
+    sw_log_keep keep;
+    sw_host_config_log_keep(cfg, &keep);
+    char err[PATH_MAX + 200];
+    if (log && sw_log_start_keeping(log, &keep, err, sizeof err) != 0) {
+        fprintf(stderr, "steward: %s\n", err);
+        sw_log_free(log);
+        return NULL;
+    }
+    return log;
+}
+
 static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_registry *reg)
 {
     app_state a = {0};
-    sw_log *log = sw_cli_log(cli, cfg);
+    sw_log *log = app_log(cli, cfg);
+    if (!log) return 1;
     sw_runtime_config rc;
     sw_host_config_runtime(cfg, &rc);
     sw_api_use(&rc);
@@ -265,10 +333,25 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
         return 1;
     }
     a.ctl = ctl;
+    a.notify = notify;
+    if (open_watch(&a, cli, cfg) != 0) {
+        sw_runtime_free(rt);
+        sw_control_close(ctl);
+        sw_supervisor_close(&a.sup);
+        uv_loop_close(&a.loop);
+        sw_notify_free(notify);
+        sw_log_free(log);
+        return 1;
+    }
+    start_sd_watchdog(&a);
     watch_signals(&a, true);
+    sw_memory_high_start(&a.high, &a.sup, sw_host_config_memory_high(cfg));
     sw_supervisor_start(&a.sup);
     uv_run(&a.loop, UV_RUN_DEFAULT);
     watch_signals(&a, false);
+    sw_watch_close(a.watch);
+    uv_close((uv_handle_t *)&a.sd_watchdog, NULL);
+    sw_memory_high_stop(&a.high);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
     sw_control_close(ctl);
     sw_supervisor_close(&a.sup);
@@ -277,7 +360,7 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     sw_log_flush(log, SW_LOG_FLUSH_TIMEOUT_NS); /* pending summaries before the last line */
     sw_log_write(log, SW_LOG_INFO, NULL, "stopped", NULL, 0);
     sw_log_free(log);
-    return 0;
+    return a.high.fired ? 1 : 0; /* a shutdown for memory.high is a failure (docs/operating.md) */
 }
 
 int sw_cmd_run(const sw_cli *cli)

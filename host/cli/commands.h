@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "json.h"
 #include "log.h"
 #include "registry.h"
 
@@ -21,6 +22,18 @@ int sw_cmd_run(const sw_cli *cli);
 int sw_cmd_test(const sw_cli *cli);
 /* status, start, stop, restart, reload: through a running host's control socket. */
 int sw_cmd_control(const sw_cli *cli);
+/* logs: a running host's log lines, through its control socket. */
+int sw_cmd_logs(const sw_cli *cli);
+
+/* Exit codes of the control commands besides 0 and 1 (docs/operating.md, "Exit codes"). */
+#define EXIT_UNKNOWN 4
+
+/* The control socket: --control, else the config's control.socket, else DIR/.steward.sock,
+ * else ./.steward.sock. malloc'd; NULL (message printed) when the config cannot be read. */
+char *sw_cli_socket_path(const sw_cli *cli);
+/* An error reply from the host: printed with its list of errors; the exit code (4 for an
+ * unknown id, else 1). */
+int sw_cli_report_error(const sw_cli *cli, const json_t *root);
 
 /* The log the CLI options (else the host config) ask for: format, level; colour on a TTY
  * without NO_COLOR. cfg may be NULL. */

@@ -1,8 +1,9 @@
 /* The control socket's transport (see control.h): the listening pipe, one record per client
  * connection, line framing with a length cap, peer-credential checks, and replies (JSON values
  * from control_ops.c, written as lines by json.h) in request order; the limits on clients
- * (reply queue, idle and request timeouts, connection count) and the shared status document.
- * What a request does is control_ops.c's business. */
+ * (reply queue, idle and request timeouts, connection count) and the shared status document;
+ * `logs` followers, fed from the log's rings on a wake-up of the loop. What a request does is
+ * control_ops.c's business. */
 #include "control.h"
 
 #include <errno.h>
@@ -13,11 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "control_logs.h"
 #include "control_path.h"
 #include "control_ops.h"
 #include "control_request.h"
 #include "control_status.h"
 #include "json.h"
+#include "wake.h"
 
 typedef struct ctl_conn ctl_conn;
 
@@ -52,6 +55,8 @@ struct sw_control {
     size_t n_conns;
     int open_handles;    /* handles not yet closed (for sw_control_close) */
     reply_text *status;  /* the status of every service, shared until a change (or its age) */
+    sw_log_ring *ring;   /* the log's rings (NULL: none kept) */
+    sw_wake feed;        /* the rings' feed has records for the followers */
     uint64_t status_at;  /* uv_now when it was built */
     char readbuf[65536]; /* reads are handled one at a time on the loop: one buffer serves all */
 };
@@ -73,7 +78,8 @@ struct ctl_conn {
     uint64_t active_at; /* uv_now of the last progress: accepted, a request, a reply written */
     uint64_t line_at;   /* uv_now of the first byte of an unfinished line; 0: none */
     sw_ctl_op op;
-    backlog backlog; /* bytes read after a pending request's line, or while paused */
+    backlog backlog;       /* bytes read after a pending request's line, or while paused */
+    sw_ctl_follow *follow; /* a logs follower: sent new records until it closes; reads no more */
 };
 
 static uint64_t now_ms(const sw_control *c) { return uv_now(c->sup->loop); }
@@ -92,6 +98,7 @@ static void on_conn_closed(uv_handle_t *h)
     k->ctl->open_handles--;
     if (--k->handles) return;
     sw_ctl_op_free(&k->op);
+    sw_ctl_follow_free(k->ctl->ring, k->follow);
     free(k->backlog.p);
     free(k);
 }
@@ -173,6 +180,7 @@ static reply_text *text_of(json_t *reply)
 
 static void resume(ctl_conn *k);
 static void arm_timer(ctl_conn *k);
+static void follow_caught_up(ctl_conn *k);
 
 static bool blocked(const ctl_conn *k) { return k->pending || k->queued >= SW_CTL_QUEUE_LOW; }
 
@@ -185,7 +193,8 @@ static void on_written(uv_write_t *req, int status)
     free(w);
     if (status != 0 || k->closing) return; /* a client that went away: nothing to tell */
     k->active_at = now_ms(k->ctl);
-    if (k->paused && !blocked(k)) resume(k);
+    if (k->follow) follow_caught_up(k);
+    else if (k->paused && !blocked(k)) resume(k);
     else arm_timer(k);
 }
 
@@ -231,6 +240,86 @@ static void send_reply(ctl_conn *k, json_t *reply)
 
 static void send_error(ctl_conn *k, const char *msg) { send_reply(k, sw_ctl_error_reply(msg)); }
 
+/* Sends n bytes of whole lines (p is freed). */
+static void send_lines(ctl_conn *k, char *p, size_t n)
+{
+    reply_text *t = p && n ? malloc(sizeof *t + n) : NULL;
+    if (t) {
+        t->refs = 1;
+        t->len = n;
+        memcpy(t->p, p, n);
+        send_text(k, t);
+        text_release(t);
+    }
+    free(p);
+}
+
+/* ---- logs and followers ---- */
+
+/* A logs request: the reply from the rings; a follower reads no more requests, and has no
+ * idle timeout (it waits for lines). */
+static void answer_logs(ctl_conn *k)
+{
+    sw_control *c = k->ctl;
+    if (!c->ring) {
+        send_error(k, "this host keeps no log lines (log.ring_lines is 0)");
+        return;
+    }
+    char *text;
+    size_t len;
+    if (sw_ctl_logs_read(c->ring, &k->op.req, &text, &len, &k->follow) != 0) {
+        send_error(k, "out of memory");
+        return;
+    }
+    send_lines(k, text, len);
+    if (k->follow) uv_timer_stop(&k->timer);
+}
+
+/* Bytes of lines that may still wait for follower k. */
+static size_t follow_room(const ctl_conn *k)
+{
+    return k->queued < SW_CTL_FOLLOW_QUEUE ? SW_CTL_FOLLOW_QUEUE - k->queued : 0;
+}
+
+/* A follower's lines were written: tell it of the lines it lost, if any. */
+static void follow_caught_up(ctl_conn *k)
+{
+    if (!k->follow->dropped || k->queued > SW_CTL_FOLLOW_QUEUE / 2) return;
+    char *text;
+    size_t len;
+    sw_ctl_follow_batch(k->follow, NULL, 0, follow_room(k), &text, &len);
+    send_lines(k, text, len);
+}
+
+/* The rings' feed has records: each follower gets those it wants, as far as its queue allows. */
+static void on_feed(sw_wake *w)
+{
+    sw_control *c = w->data;
+    uint64_t lost;
+    sw_log_rec *list = sw_log_ring_take_feed(c->ring, &lost);
+    for (ctl_conn *k = c->conns, *next; k; k = next) {
+        next = k->next;
+        if (!k->follow || k->closing) continue;
+        char *text;
+        size_t len;
+        sw_ctl_follow_batch(k->follow, list, lost, follow_room(k), &text, &len);
+        send_lines(k, text, len);
+    }
+    for (sw_log_rec *r = list, *next; r; r = next) {
+        next = r->feed_next;
+        sw_log_rec_release(r);
+    }
+}
+
+static void wake_feed(void *arg) { sw_wake_send(arg); }
+
+static void on_feed_closed(uv_handle_t *h)
+{
+    sw_wake *w = h->data;
+    sw_control *c = w->data;
+    c->open_handles--;
+}
+
 static void forget_status(sw_control *c)
 {
     text_release(c->status);
@@ -272,6 +361,7 @@ static void handle_line(ctl_conn *k)
         return;
     }
     case SW_CTL_ANSWERED: send_reply(k, reply); return;
+    case SW_CTL_LOGS_READ: answer_logs(k); return;
     case SW_CTL_WAITING:
         k->pending =
             true; /* the reply comes with a change or at the deadline; read no more until then */
@@ -311,7 +401,7 @@ static void pause_reading(ctl_conn *k)
  * rest for later (at most one read's worth: reading stops then). */
 static void feed(ctl_conn *k, const char *p, size_t n)
 {
-    while (n && !k->closing) {
+    while (n && !k->closing && !k->follow) {
         if (blocked(k)) {
             pause_reading(k);
             keep(k, p, n);
@@ -410,7 +500,7 @@ static void on_timer(uv_timer_t *t)
  * the request timeout of an unfinished line. */
 static void arm_timer(ctl_conn *k)
 {
-    if (k->closing) return;
+    if (k->closing || k->follow) return;
     if (k->pending) {
         uint64_t now = uv_hrtime(), left = k->op.deadline > now ? k->op.deadline - now : 0;
         uv_timer_start(&k->timer, on_timer, left / 1000000 + 1, 0);
@@ -470,7 +560,8 @@ static bool make_room(sw_control *c, const ctl_conn *k)
     uint64_t now = now_ms(c);
     ctl_conn *oldest = NULL;
     for (ctl_conn *o = c->conns; o; o = o->next) {
-        if (o == k || o->pending || o->queued || now - o->active_at < SW_CTL_EVICT_IDLE_MS)
+        if (o == k || o->pending || o->queued || o->follow ||
+            now - o->active_at < SW_CTL_EVICT_IDLE_MS)
             continue;
         if (!oldest || o->active_at < oldest->active_at) oldest = o;
     }
@@ -560,6 +651,12 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, const sw_control
         return NULL;
     }
     sw_supervisor_on_change(s, on_change, c);
+    c->ring = sw_log_rings(s->log);
+    if (c->ring && sw_wake_init(s->loop, &c->feed, on_feed) == 0) {
+        c->feed.data = c;
+        c->open_handles++;
+        sw_log_ring_set_wake(c->ring, wake_feed, &c->feed);
+    } else c->ring = NULL; /* no wake-up: no logs requests either */
     sw_log_field f = {.key = "socket", .type = SW_LF_STR, .s = path};
     sw_log_write(s->log, SW_LOG_INFO, NULL, "control socket", &f, 1);
     return c;
@@ -579,6 +676,10 @@ void sw_control_close(sw_control *c)
         if (k->pending) send_error(k, "the host shut down before the operation finished");
     while (c->conns) close_conn(c->conns);
     uv_close((uv_handle_t *)&c->server, on_handle_closed);
+    if (c->ring) {
+        sw_log_ring_set_wake(c->ring, NULL, NULL);
+        sw_wake_close(&c->feed, on_feed_closed);
+    }
     /* other handles (the supervisor's) keep the loop alive: turn it only until ours are gone */
     for (int i = 0; i < 1000 && c->open_handles > 0; i++) uv_run(c->sup->loop, UV_RUN_NOWAIT);
     sw_control_remove_file(c);

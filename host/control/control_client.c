@@ -94,12 +94,16 @@ static int wait_readable(int fd, double deadline)
     }
 }
 
+int sw_ctl_send(int fd, const char *request, char *err, size_t errlen)
+{
+    if (send_all(fd, request, strlen(request)) == 0 && send_all(fd, "\n", 1) == 0) return 0;
+    snprintf(err, errlen, "cannot send the request: %s", strerror(errno));
+    return -1;
+}
+
 char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size_t errlen)
 {
-    if (send_all(fd, request, strlen(request)) != 0 || send_all(fd, "\n", 1) != 0) {
-        snprintf(err, errlen, "cannot send the request: %s", strerror(errno));
-        return NULL;
-    }
+    if (sw_ctl_send(fd, request, err, errlen) != 0) return NULL;
     double deadline = now_s() + timeout_s;
     size_t len = 0, cap = 65536;
     char *buf = malloc(cap);
@@ -137,4 +141,53 @@ char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size
     if (!buf) snprintf(err, errlen, "out of memory");
     free(buf);
     return NULL;
+}
+
+/* Room for at least 4096 more bytes in r->buf (unread bytes moved to its start); false when
+ * memory runs out. */
+static bool reader_room(sw_ctl_reader *r)
+{
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->len - r->start);
+        r->len -= r->start;
+        r->start = 0;
+    }
+    if (r->buf && r->len + 4096 < r->cap) return true;
+    size_t cap = r->cap ? r->cap * 2 : 65536;
+    char *p = realloc(r->buf, cap);
+    if (!p) return false;
+    r->buf = p;
+    r->cap = cap;
+    return true;
+}
+
+char *sw_ctl_read_line(sw_ctl_reader *r, double timeout_s, char *err, size_t errlen)
+{
+    double deadline = timeout_s < 0 ? 0 : now_s() + timeout_s;
+    *err = 0;
+    for (;;) {
+        char *nl = r->buf ? memchr(r->buf + r->start, '\n', r->len - r->start) : NULL;
+        if (nl) {
+            char *line = r->buf + r->start;
+            *nl = 0;
+            r->start = (size_t)(nl + 1 - r->buf);
+            return line;
+        }
+        if (!reader_room(r)) {
+            snprintf(err, errlen, "out of memory");
+            return NULL;
+        }
+        int ready = timeout_s < 0 ? 1 : wait_readable(r->fd, deadline);
+        if (ready <= 0) {
+            snprintf(err, errlen,
+                     ready == 0 ? "the host did not answer within %gs" : "poll failed (%g)",
+                     timeout_s);
+            return NULL;
+        }
+        ssize_t k = recv(r->fd, r->buf + r->len, r->cap - r->len - 1, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && errno != ECONNRESET) snprintf(err, errlen, "%s", strerror(errno));
+        if (k <= 0) return NULL;
+        r->len += (size_t)k;
+    }
 }

@@ -15,5 +15,19 @@ int sw_ctl_connect(const char *path, char *err, size_t errlen);
  * malloc'd; NULL with err when the host does not answer within timeout_s seconds or the
  * connection fails. */
 char *sw_ctl_call(int fd, const char *request, double timeout_s, char *err, size_t errlen);
+/* Sends request as one line (newline added). 0, or -1 with err. */
+int sw_ctl_send(int fd, const char *request, char *err, size_t errlen);
+
+/* Reads a connection line by line, for replies of many lines (`logs`). */
+typedef struct sw_ctl_reader {
+    int fd;
+    char *buf;
+    size_t start, len, cap; /* unread bytes in buf[start, len) */
+} sw_ctl_reader;
+
+/* The next line without its newline (NUL-terminated; valid until the next call), waiting at
+ * most timeout_s (< 0: as long as it takes); NULL at the end of the stream (err is ""), on
+ * timeout or on an error (said in err). Free the reader's buffer with free(r->buf). */
+char *sw_ctl_read_line(sw_ctl_reader *r, double timeout_s, char *err, size_t errlen);
 
 #endif

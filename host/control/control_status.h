@@ -14,8 +14,9 @@
 json_t *sw_ctl_status_all(sw_supervisor *s, uint64_t host_start);
 /* {"ok":true,"service":{service + "depends_on", "dependents", "errors" (newest first)}} */
 json_t *sw_ctl_status_one(sw_supervisor *s, const sw_svc *v);
-/* One service object: id, state, pid, uptime, restarts, attempt, next_retry (ISO-8601 UTC),
- * next_retry_in (s), reason, group; null where there is nothing to say. */
+/* One service object: id, state, pid, uptime, processes, memory, memory_peak, memory_max
+ * (bytes), cpu (s), queued, restarts, attempt, next_retry (ISO-8601 UTC), next_retry_in (s),
+ * reason, group; null where there is nothing to say. */
 json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_hr);
 
 /* Wall clock, ns since the epoch. */

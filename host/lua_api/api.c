@@ -6,7 +6,9 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "api_identity.h"
 #include "kinds.h"
+#include "message.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
@@ -74,6 +76,8 @@ OPENER(service, sw_open_service)
 OPENER(env, sw_open_env)
 OPENER(uuid, sw_open_uuid)
 OPENER(io, sw_open_io)
+OPENER(fs, sw_open_fs)
+OPENER(exec, sw_open_exec)
 
 /* The sandbox's own coroutine table, plus spawn. */
 static int open_coroutine(lua_State *L)
@@ -104,10 +108,15 @@ const sw_vm_lib sw_api_libs[] = {{"process", open_process},
                                  {"io", open_io},
                                  {"package", sw_open_package},
                                  {"os", sw_open_os},
+                                 {"fs", open_fs},
+                                 {"exec", open_exec},
                                  {NULL, NULL}};
 
 void sw_api_use(sw_runtime_config *cfg)
 {
     cfg->libs = sw_api_libs;
     cfg->guard = sw_security_allowed;
+    cfg->http_server_main = sw_http_server_main;
+    cfg->visible = sw_security_visible;
+    sw_msg_set_ext(&sw_api_identity_ext); /* actors and scopes cross in messages as copies */
 }

@@ -54,11 +54,23 @@ int sw_open_package(lua_State *L);
 int sw_api_test_main(lua_State *L);
 /* Adds os.getenv (env.get's rules) to the vm's os subset passed as argument 1 (api_env.c). */
 int sw_open_os(lua_State *L);
+int sw_open_fs(lua_State *L);
+int sw_open_exec(lua_State *L);
+
+/* The host path of the "volume_id:rel" path at idx (exec's cwd): 0 with out filled, or the
+ * count of (nil, err) pushed (a bad path, no such volume). No guard is checked. */
+int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len);
+
+/* The main_hook of an http.service's process (api_http_server.c; sw_runtime_http_service). */
+int sw_http_server_main(lua_State *L);
 
 /* The guard host calls use (sw_proc_ctx.allowed): whether the calling process may do action on
  * resource under the runtime's current policy set. A process whose service has no
  * lifecycle.security is not guarded. */
 bool sw_security_allowed(lua_State *L, const char *action, const char *resource);
+/* The same decision without an audit event: for filtering what a call shows (registry.find
+ * leaves out what the caller may not read), where nothing was refused. */
+bool sw_security_visible(lua_State *L, const char *action, const char *resource);
 
 /* time.now() and time.sleep(d), for other modules' Lua that waits (lua/io.lua). */
 int sw_api_now(lua_State *L);

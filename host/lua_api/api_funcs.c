@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "api_identity.h"
 #include "message.h"
 #include "proc.h"
 #include "runtime.h"
@@ -179,8 +180,9 @@ static const sw_entry *function_entry(lua_State *L, sw_proc *p)
 }
 
 /* Starts the function with the arguments 2..top (copied as a message is) in the caller's
- * service, security context and worker. Pushes its call object, registered; or nil, err. */
-static fcall *start(lua_State *L)
+ * service and worker, as identity (NULL: the caller's security context). Pushes its call
+ * object, registered; or nil, err. */
+static fcall *start(lua_State *L, sw_sec_identity *identity)
 {
     sw_proc *p = sw_proc_of(L);
     int nargs = lua_gettop(L) - 1;
@@ -206,7 +208,8 @@ static fcall *start(lua_State *L)
                   .args_len = p->sendbuf.len,
                   .worker = p->worker,
                   .monitor_by = p->id,
-                  .monitor_ref = ref};
+                  .monitor_ref = ref,
+                  .identity = identity ? identity : p->identity};
     lua_pushnumber(L, (lua_Number)ref);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3); /* registered first: a raise after the spawn would leave it unowned */
@@ -227,21 +230,23 @@ static fcall *start(lua_State *L)
 
 /* funcs.call(id, ...): check, arm (spawn), register the cleanup (the wait's cancel), yield,
  * and resume with what fcall_done hands over. */
-static int f_call(lua_State *L)
+int sw_api_funcs_call_as(lua_State *L, sw_sec_identity *identity)
 {
     sw_task *t = sw_task_current(L);
     if (!t || !lua_isyieldable(L)) return sw_task_block(L, NULL); /* raises "cannot block here" */
-    fcall *c = start(L);
+    fcall *c = start(L, identity);
     if (!c) return 2;
     c->task = t;
     c->wait.cancel = fcall_cancel;
     return sw_task_block(L, &c->wait);
 }
 
+static int f_call(lua_State *L) { return sw_api_funcs_call_as(L, NULL); }
+
 /* funcs.async(id, ...): a channel (buffered, one slot) that receives the outcome once. */
 static int f_async(lua_State *L)
 {
-    fcall *c = start(L);
+    fcall *c = start(L, NULL);
     if (!c) return 2;
     sw_chan_push_new(L, 1);
     lua_pushvalue(L, -1);

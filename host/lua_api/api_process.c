@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "api_identity.h"
 #include "message.h"
 #include "proc.h"
 #include "runtime.h"
@@ -71,7 +72,7 @@ static int p_pid(lua_State *L)
     return 1;
 }
 
-enum { SPAWN_MONITOR = 1, SPAWN_LINK = 2 };
+enum { SPAWN_MONITOR = SW_API_SPAWN_MONITOR, SPAWN_LINK = SW_API_SPAWN_LINK };
 
 const sw_entry *sw_api_spawn_entry(lua_State *L, const char *id)
 {
@@ -102,7 +103,8 @@ static const char *over_bounds(const sw_proc *p, int flags)
     return NULL;
 }
 
-static int spawn_with(lua_State *L, int flags)
+/* The spawn family; the child runs as identity (process.with_context), else as the caller. */
+int sw_api_spawn_as(lua_State *L, int flags, sw_sec_identity *identity)
 {
     sw_proc *p = sw_proc_of(L);
     const char *id = luaL_checkstring(L, 1);
@@ -134,7 +136,8 @@ static int spawn_with(lua_State *L, int flags)
                   .args = args.data,
                   .args_len = args.len,
                   .pool = pool,
-                  .parent = p};
+                  .parent = p,
+                  .identity = identity ? identity : p->identity};
     if (!pool) s.worker = p->worker;
     if (flags & SPAWN_MONITOR) {
         s.monitor_by = p->id;
@@ -155,12 +158,12 @@ static int spawn_with(lua_State *L, int flags)
     return 1;
 }
 
-static int p_spawn(lua_State *L) { return spawn_with(L, 0); }
-static int p_spawn_monitored(lua_State *L) { return spawn_with(L, SPAWN_MONITOR); }
-static int p_spawn_linked(lua_State *L) { return spawn_with(L, SPAWN_LINK); }
+static int p_spawn(lua_State *L) { return sw_api_spawn_as(L, 0, NULL); }
+static int p_spawn_monitored(lua_State *L) { return sw_api_spawn_as(L, SPAWN_MONITOR, NULL); }
+static int p_spawn_linked(lua_State *L) { return sw_api_spawn_as(L, SPAWN_LINK, NULL); }
 static int p_spawn_linked_monitored(lua_State *L)
 {
-    return spawn_with(L, SPAWN_LINK | SPAWN_MONITOR);
+    return sw_api_spawn_as(L, SPAWN_LINK | SPAWN_MONITOR, NULL);
 }
 
 /* ---- messages and events ---- */
@@ -450,6 +453,7 @@ static const luaL_Reg process_fns[] = {{"pid", p_pid},
                                        {"unlink", p_unlink},
                                        {"set_options", p_set_options},
                                        {"ready", p_ready},
+                                       {"with_context", sw_api_with_context},
                                        {NULL, NULL}};
 
 static void push_registry_table(lua_State *L)

@@ -30,6 +30,15 @@ static bool allowed_to_read(lua_State *L, const char *id)
     return !ctx || !ctx->allowed || ctx->allowed(L, READ_ACTION, id);
 }
 
+/* The same for registry.find's filter: an entry left out is not a refused call, so it is not
+ * audited (docs/security.md "Audit"). */
+static bool visible(lua_State *L, const char *id)
+{
+    const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
+    if (!ctx || !ctx->allowed) return true;
+    return ctx->visible ? ctx->visible(L, READ_ACTION, id) : ctx->allowed(L, READ_ACTION, id);
+}
+
 int sw_push_denied(lua_State *L, const char *action, const char *resource)
 {
     lua_pushnil(L);
@@ -231,7 +240,7 @@ static int l_find(lua_State *L)
     int out = 0;
     for (size_t k = 0; r && k < r->n_entries; k++) {
         const sw_entry *e = r->entries[k];
-        if (!matches(e, cs, n) || !allowed_to_read(L, e->id)) continue;
+        if (!matches(e, cs, n) || !visible(L, e->id)) continue;
         push_entry(L, e);
         lua_rawseti(L, -2, ++out);
     }

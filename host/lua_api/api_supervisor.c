@@ -135,7 +135,8 @@ static int s_spawn(lua_State *L)
                   .worker = p->worker,
                   .monitor_by = p->id,
                   .monitor_ref = ref,
-                  .parent = p};
+                  .parent = p,
+                  .identity = p->identity}; /* children run as the supervisor does */
     c->pid = sw_proc_spawn(p->rt, &s, err, sizeof err);
     if (!c->pid) {
         unroute_exit(L, ref);

@@ -11,6 +11,8 @@
 #include "http_client.h"
 #include "message.h"
 #include "net.h"
+#include "fs.h"
+#include "exec.h"
 #include "proc.h"
 #include "runtime.h"
 #include "task.h"
@@ -77,6 +79,19 @@ static int count_in(sw_proc *p, const sw_delivery *d, bool message)
     return SW_SEND_OK;
 }
 
+/* Its service's count of queued messages follows this mailbox's depth at the end of each
+ * slice (docs/supervision.md "Resources"): one atomic add when the depth changed since the
+ * last report, nothing per message. A delivery wakes a waiting process, so the count lags by
+ * a slice at most. Lock held. */
+static void report_queued(sw_proc *p, size_t msgs)
+{
+    sw_mailbox *mb = &p->mailbox;
+    if (!p->svc || msgs == mb->reported) return;
+    atomic_fetch_add_explicit(&p->svc->queued, (long long)msgs - (long long)mb->reported,
+                              memory_order_relaxed);
+    mb->reported = msgs;
+}
+
 /* Takes msgs messages and bytes bytes out of the counts (lock held); two steps or more of the
  * budget to spare: keep one. */
 static void count_out(sw_proc *p, size_t msgs, size_t bytes)
@@ -95,6 +110,7 @@ void sw_mailbox_close(sw_proc *p)
 {
     sw_mailbox *mb = &p->mailbox;
     sw_vm_budget_give(&p->rt->memory, mb->taken);
+    report_queued(p, 0);
     mb->taken = mb->bytes = mb->msgs = 0;
 }
 
@@ -239,6 +255,7 @@ bool sw_mailbox_park(sw_proc *p, bool ready)
     settle(p, &msgs, &bytes);
     pthread_mutex_lock(&p->lock);
     if (msgs || bytes) count_out(p, msgs, bytes);
+    report_queued(p, p->mailbox.msgs);
     bool again = ready || p->mailbox.head;
     p->waiting = !again;
     pthread_mutex_unlock(&p->lock);
@@ -520,6 +537,8 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
     case SW_DLV_UNLINK: pidvec_remove(&p->links, d->from); break;
     case SW_DLV_IO: sw_net_dispatch(p, L, d); break;
     case SW_DLV_HTTP: sw_http_dispatch(p, L, d); break;
+    case SW_DLV_FS: sw_fs_dispatch(p, L, d); break;
+    case SW_DLV_EXEC: sw_exec_dispatch(p, L, d); break;
     }
     return false;
 }

@@ -47,6 +47,8 @@ typedef enum sw_delivery_type {
     SW_DLV_UNLINK,
     SW_DLV_IO,   /* ref = a socket's id (net.c): something happened on it; its waiting tasks look */
     SW_DLV_HTTP, /* ref = an HTTP transfer's id (http_client.c): it finished; its task resumes */
+    SW_DLV_FS,   /* ref = an fs request (fs.c): its job is done; its task resumes */
+    SW_DLV_EXEC, /* ref = a command's id (exec.c): something happened; its waiting tasks look */
 } sw_delivery_type;
 
 /* One allocation holds the header, the topic and the encoded payload. */
@@ -66,6 +68,7 @@ typedef struct sw_mailbox {
     sw_delivery *head, *tail;
     size_t msgs, bytes;         /* counted now (see above) */
     size_t taken;               /* bytes taken from the host's budget for them */
+    size_t reported;            /* msgs as last added to its service's queued count */
     size_t max_msgs, max_bytes; /* the bounds, set at spawn */
 } sw_mailbox;
 

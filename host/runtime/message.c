@@ -3,7 +3,8 @@
  *   version byte, varint count, then count values. A value is one tag byte, then:
  *   0x00 nil | 0x01 false | 0x02 true | 0x03 double: 8 bytes | 0x04 integer: zigzag varint
  *   | 0x05 string: varint length, bytes | 0x06 table: u32 narr, u32 nhash, narr values
- *   (keys 1..narr), nhash key/value pairs | 0x40+n short string of n <= 63 bytes
+ *   (keys 1..narr), nhash key/value pairs | 0x07 host value (sw_msg_ext): kind byte, varint
+ *   length, bytes | 0x40+n short string of n <= 63 bytes
  *   | 0x80+i small integer 0 <= i <= 127. Varints are LEB128, at most 10 bytes.
  * Cycles: only a table already on the current path can close one, and the path is at most
  * SW_MSG_MAX_DEPTH tables, so a fixed array checked in O(depth) per table suffices. */
@@ -11,6 +12,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,12 +28,17 @@ enum {
     T_INT,
     T_STR,
     T_TABLE,
+    T_EXT,
     T_SHORTSTR = 0x40,
     SHORTSTR_MAX = 63,
     T_SMALLINT = 0x80
 };
 #define TABLE_HEAD 9          /* tag + two u32 counts */
 #define HINT_MAX   (1u << 24) /* clamp on lua_createtable hints (LuaJIT raises past 2^26) */
+
+static _Atomic(const sw_msg_ext *) msg_ext;
+
+void sw_msg_set_ext(const sw_msg_ext *ext) { atomic_store(&msg_ext, ext); }
 
 void sw_msgbuf_init(sw_msgbuf *b)
 {
@@ -250,6 +257,32 @@ static int enc_table(enc *e, int idx)
     return 0;
 }
 
+/* A host value: its handler's bytes under T_EXT, or the refusal of any userdata. */
+static int enc_ext(enc *e, int idx)
+{
+    const sw_msg_ext *ext = atomic_load(&msg_ext);
+    if (!ext) return fail_at(e, e->depth, "cannot send a userdata value");
+    char why[200];
+    sw_msgbuf bytes;
+    sw_msgbuf_init(&bytes);
+    int kind =
+        ext->encode(e->L, idx < 0 ? lua_gettop(e->L) + idx + 1 : idx, &bytes, why, sizeof why);
+    int rc = 0;
+    if (kind <= 0)
+        rc = fail_at(e, e->depth, "%s", kind == 0 ? "cannot send a userdata value" : why);
+    else if (bytes.len > e->limit - e->b->len) rc = too_large(e);
+    else if ((rc = room(e, bytes.len + 12)) == 0) {
+        unsigned char *p = e->b->data + e->b->len;
+        p[0] = T_EXT;
+        p[1] = (unsigned char)kind;
+        size_t h = 2 + varint(p + 2, bytes.len);
+        if (bytes.len) memcpy(p + h, bytes.data, bytes.len);
+        rc = wrote(e, h + bytes.len);
+    }
+    sw_msgbuf_free(&bytes);
+    return rc;
+}
+
 /* Encodes the value at idx, of type t. */
 static int enc_value(enc *e, int idx, int t)
 {
@@ -262,6 +295,7 @@ static int enc_value(enc *e, int idx, int t)
     case LUA_TNUMBER: return enc_number(e, (double)lua_tonumber(L, idx));
     case LUA_TSTRING: s = lua_tolstring(L, idx, &n); return enc_string(e, s, n);
     case LUA_TTABLE: return enc_table(e, idx);
+    case LUA_TUSERDATA: return enc_ext(e, idx);
     default: return fail_at(e, e->depth, "cannot send a %s value", type_name(L, t));
     }
 }
@@ -321,6 +355,19 @@ static int get_varint(dec *d, uint64_t *v)
 }
 
 static int dec_value(dec *d, int depth, int as_key);
+
+static int dec_ext(dec *d)
+{
+    const sw_msg_ext *ext = atomic_load(&msg_ext);
+    uint64_t len;
+    if (!ext || d->p == d->end) return -1;
+    int kind = *d->p++;
+    if (get_varint(d, &len) || len > (uint64_t)(d->end - d->p) || !lua_checkstack(d->L, 4))
+        return -1;
+    const unsigned char *p = d->p;
+    d->p += len;
+    return ext->decode(d->L, kind, p, (size_t)len);
+}
 
 static int dec_table(dec *d, int depth)
 {
@@ -389,6 +436,7 @@ static int dec_value(dec *d, int depth, int as_key)
         if (get_varint(d, &u) || u > SIZE_MAX) return -1;
         return dec_string(d, (size_t)u);
     case T_TABLE: return as_key ? -1 : dec_table(d, depth + 1);
+    case T_EXT: return as_key ? -1 : dec_ext(d);
     default: return -1;
     }
 }

@@ -45,6 +45,22 @@ void sw_msgbuf_free(sw_msgbuf *b);
 int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out, char *err,
                   size_t errlen);
 
+/* Host values that cross as copies: userdata whose maker writes them out and rebuilds them on
+ * arrival, re-validated there (actors and scopes, docs/security.md "Identities at run time").
+ * Only the encoder writes their tag, so no table can pass for one. */
+typedef struct sw_msg_ext {
+    /* Appends the bytes of the userdata at idx (a positive index) to out; returns its kind
+     * (1..255), 0 when it is no value it knows (refused as any userdata), or -1 with err. */
+    int (*encode)(lua_State *L, int idx, sw_msgbuf *out, char *err, size_t errlen);
+    /* Pushes the value of kind made from p[0..len): 0, or -1 (nothing pushed) when the bytes
+     * are not one (the message is then corrupt). May raise L's out-of-memory error only. */
+    int (*decode)(lua_State *L, int kind, const unsigned char *p, size_t len);
+} sw_msg_ext;
+
+/* Sets the codec's handler of host values, once, before any process runs (the composition
+ * root's bindings do). Without one (NULL, the default) every userdata is refused. */
+void sw_msg_set_ext(const sw_msg_ext *ext);
+
 /* Pushes the values encoded in data[0..len) onto L and returns how many, or returns -1 if
  * the buffer is corrupt, truncated, or holds more values than L's stack can take; L's stack
  * is then as it was. Corrupt input never raises and never reads outside data[0..len).

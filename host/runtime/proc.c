@@ -12,6 +12,7 @@
 #include "channel.h"
 #include "mailbox.h"
 #include "http_client.h"
+#include "lua_chunk.h"
 #include "message.h"
 #include "net.h"
 #include "runtime.h"
@@ -71,6 +72,7 @@ static void proc_destroy(sw_proc *p)
     sw_delivery_free_list(p->mailbox.head);
     pthread_mutex_destroy(&p->lock);
     sw_registry_free(p->ctx.registry);
+    sw_sec_identity_release(p->identity);
     free(p);
 }
 
@@ -119,6 +121,11 @@ static int start_main(lua_State *L)
     if (!lua_isfunction(L, -1))
         return luaL_error(L, "%s: the chunk must return a function, or a table with %s",
                           p->entry->id, method ? method : "main");
+    if (p->main_hook) { /* the host's code around it (sw_spawn.main_hook) */
+        lua_pushcfunction(L, p->main_hook);
+        lua_insert(L, -2);
+        lua_call(L, 1, 1);
+    }
     lua_State *co = lua_newthread(L);
     int ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_xmove(L, co, 1);
@@ -188,25 +195,47 @@ static bool run_tasks(sw_proc *p)
     return true;
 }
 
-void sw_proc_run(sw_proc *p)
+/* Its deliveries, then its tasks; false when the process is over. */
+static bool run_slice(sw_proc *p)
 {
-    if (!sw_mailbox_take(p)) return;
+    if (!sw_mailbox_take(p)) return false;
     lua_State *L = sw_vm_lua(p->vm);
     if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
         const char *why = sw_vm_oom_error(p->vm);
         proc_exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
-        return;
+        return false;
     }
     if (p->kill_requested) {
         proc_exit_failed(p, NULL, "killed", SW_EXIT_KILLED);
-        return;
+        return false;
     }
     if (p->doom) {
         proc_exit_failed(p, NULL, p->doom, SW_EXIT_FAILED);
-        return;
+        return false;
     }
-    if (!run_tasks(p)) return;
+    if (!run_tasks(p)) return false;
     if (sw_mailbox_park(p, p->ready_head != NULL)) sw_worker_enqueue(p->worker, p);
+    return true;
+}
+
+/* A process of a tree over its service's memory limit ended: the run ends with it
+ * (docs/supervision.md "Resources"), so its own process is killed, once. */
+static void ended_in_tree(sw_proc *p, sw_svc_count *c)
+{
+    if (atomic_load_explicit(&c->memory.refused, memory_order_relaxed) &&
+        !atomic_exchange(&c->root_doomed, true))
+        sw_tree_kill_root(p->rt, c);
+}
+
+void sw_proc_run(sw_proc *p)
+{
+    if (!run_slice(p) && p->svc) ended_in_tree(p, p->svc);
+}
+
+void sw_proc_charge(sw_vm *vm, uint64_t ns)
+{
+    sw_proc *p = sw_vm_owner_of(vm);
+    if (p->svc) atomic_fetch_add_explicit(&p->svc->cpu_ns, ns, memory_order_relaxed);
 }
 
 /* ---- spawning ---- */
@@ -250,6 +279,9 @@ static sw_proc *proc_alloc(sw_runtime *rt, const sw_spawn *s)
     p->on_ready = s->on_ready;
     p->cb_arg = s->cb_arg;
     p->service = s->service ? strdup(s->service) : NULL;
+    p->main_hook = s->main_hook;
+    p->main_hook_arg = s->main_hook_arg;
+    p->identity = sw_sec_identity_retain(s->identity);
     mailbox_bounds(p, &s->entry->as.process_lua);
     /* the process reads, spawns from and keeps the code of one snapshot all its life */
     p->ctx.registry = s->registry ? sw_registry_retain(s->registry) : sw_runtime_registry(rt);
@@ -270,7 +302,10 @@ static int prepare_state(lua_State *L)
     load_job *j = lua_touserdata(L, 1);
     sw_proc *p = j->p;
     size_t len;
-    const unsigned char *bc = sw_runtime_code(p->rt, p->entry, &len, j->err, j->errlen);
+    const char *shipped = p->entry->as.process_lua.source.shipped;
+    const unsigned char *bc = shipped ? sw_lua_chunk(shipped, &len)
+                                      : sw_runtime_code(p->rt, p->entry, &len, j->err, j->errlen);
+    if (!bc && shipped) snprintf(j->err, j->errlen, "no lua/%s.lua in this build", shipped);
     if (!bc || sw_vm_load_compiled(p->vm, p->entry->id, bc, len, j->err, j->errlen) != 0)
         return luaL_error(L, "%s", j->err);
     if (p->entry->kind == SW_KIND_TEST_LUA && p->rt->test_main) {
@@ -306,17 +341,21 @@ static void spawn_failed(sw_proc *p)
     sw_proc_release(p);
 }
 
-/* lifecycle.limits.processes of the service, else of the nearest group around it, else the
- * host's default. */
-static int64_t service_max(sw_runtime *rt, const sw_registry *reg, const char *service)
+/* lifecycle.limits.processes and .memory of the service, each else of the nearest group
+ * around it that sets it, else the host's default (processes) or none (memory). */
+static void service_limits(sw_runtime *rt, const sw_registry *reg, const char *service,
+                           int64_t *max, uint64_t *memory)
 {
+    *max = 0;
+    *memory = 0;
     for (const sw_entry *e = sw_registry_get(reg, service); e; e = e->parent) {
-        const sw_lifecycle *lc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle
+        const sw_lifecycle *lc = sw_entry_is_service(e)     ? &e->as.service.lifecycle
                                  : e->kind == SW_KIND_GROUP ? &e->as.group.lifecycle
                                                             : NULL;
-        if (lc && lc->limits.processes) return lc->limits.processes;
+        if (lc && !*max) *max = lc->limits.processes;
+        if (lc && !*memory) *memory = lc->limits.memory;
     }
-    return rt->limits.service_processes;
+    if (!*max) *max = rt->limits.service_processes;
 }
 
 /* The limits a new process must pass before its state is made: the host's count, room under
@@ -345,9 +384,13 @@ static int admit(sw_proc *p, const sw_spawn *s, char *err, size_t errlen)
             return -1;
         }
         p->svc_counted = true;
+        sw_svc_note_live(c, atomic_load_explicit(&c->live, memory_order_relaxed));
     } else if (!s->parent && (s->service || s->tree)) {
         const char *id = s->service ? s->service : s->tree;
-        c = sw_svc_count_get(&rt->services, id, service_max(rt, p->ctx.registry, id));
+        int64_t max;
+        uint64_t memory;
+        service_limits(rt, p->ctx.registry, id, &max, &memory);
+        c = sw_svc_count_get(&rt->services, id, max, memory);
     }
     p->svc = c;
     return 0;
@@ -372,7 +415,7 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
         spawn_failed(p);
         return NULL;
     }
-    sw_vm_set_budget(p->vm, &rt->memory);
+    sw_vm_set_budget(p->vm, p->svc ? &p->svc->memory : &rt->memory);
     sw_vm_set_libs(p->vm, rt->libs);
     if (load_chunk(p, err, errlen) != 0) {
         spawn_failed(p);
@@ -393,6 +436,7 @@ uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
     p->ctx.service = p->service;
     p->ctx.log = rt->log;
     p->ctx.allowed = rt->guard;
+    p->ctx.visible = rt->visible;
     if (s->monitor_by) {
         pidvec_push(&p->watchers, s->monitor_by);
         pidvec_push(&p->watcher_refs, s->monitor_ref);

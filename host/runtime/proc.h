@@ -15,6 +15,7 @@
 #include "message.h"
 #include "entry.h"
 #include "proc_ctx.h"
+#include "security_identity.h"
 #include "vm.h"
 #include "worker.h"
 
@@ -22,6 +23,8 @@ typedef struct sw_runtime sw_runtime;
 typedef struct sw_task sw_task;
 typedef struct sw_net_owned sw_net_owned;
 typedef struct sw_http_owned sw_http_owned;
+typedef struct sw_fs_owned sw_fs_owned;
+typedef struct sw_exec_owned sw_exec_owned;
 
 typedef enum { SW_EXIT_OK, SW_EXIT_FAILED, SW_EXIT_KILLED } sw_exit_kind;
 
@@ -60,6 +63,15 @@ typedef struct sw_spawn {
     sw_proc *parent;   /* the spawning process (process.spawn*), counted against its
                                     service's limit; NULL: the host (a service's own process) */
     const char *tree;  /* no service: the id its process tree is counted under (run -x) */
+    /* The host's own code around the entry's (the HTTP server, docs/lua-api.md "HTTP server"):
+     * called in the process's state, protected, with the function the entry chose at the top;
+     * replaces it by the function to run as main (the arguments follow as usual). It reads
+     * main_hook_arg with sw_proc_of(L)->main_hook_arg. NULL: the entry's function. */
+    lua_CFunction main_hook;
+    void *main_hook_arg;
+    /* What the process runs as (docs/security.md "Identities at run time"), retained by it;
+     * NULL: its service's context. What it spawns inherits it. */
+    sw_sec_identity *identity;
 } sw_spawn;
 
 typedef struct pidvec {
@@ -89,7 +101,7 @@ struct sw_proc {
     uint64_t names_swept; /* the table's death count at its last sweep for stale names */
 
     /* Set at prepare, read-only after. */
-    sw_svc_count *svc; /* its service's process count, or NULL (no service) */
+    sw_svc_count *svc; /* its service's process count and usage, or NULL (no service) */
     bool counted;      /* in the runtime's count of processes */
     bool svc_counted;  /* in svc's (a process a process spawned) */
 
@@ -122,6 +134,12 @@ struct sw_proc {
     sw_net_owned *net;               /* its sockets (net.c), closed as it ends; NULL: none yet */
     sw_http_owned *http;             /* its HTTP transfers (http_client.c), removed as it ends */
     struct sw_std_line *std_line[2]; /* its unfinished io lines (std_streams.c); NULL: none */
+    sw_fs_owned *fs;                 /* its fs requests and open files (fs.c), closed as it ends */
+    sw_exec_owned *exec;             /* its commands (exec.c), killed as it ends */
+    lua_CFunction main_hook;         /* sw_spawn's */
+    void *main_hook_arg;
+    /* What it runs as: a reference, or NULL (see sw_spawn). */
+    sw_sec_identity *identity;
 };
 
 /* Creates a process and queues it to run. Returns its pid (never 0), or 0 with a message in
@@ -142,6 +160,10 @@ void sw_proc_release(sw_proc *p);
 /* Runs one slice of p: its deliveries, then its ready tasks until one is preempted or none is
  * ready. Thread: the worker that popped it from a run queue. */
 void sw_proc_run(sw_proc *p);
+/* The pool's watchdog found vm running a slice at a check, ns after its previous check: that
+ * much CPU time goes to its process's service (docs/supervision.md "Resources"). Thread:
+ * the watchdog, holding the worker's slice lock (vm cannot be freed meanwhile). */
+void sw_proc_charge(sw_vm *vm, uint64_t ns);
 
 /* Frees a process that will never run again (the runtime is shutting down and its workers
  * have stopped): no monitor, link or exit callback hears of it. */

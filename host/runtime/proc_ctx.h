@@ -18,6 +18,9 @@ typedef struct sw_proc_ctx {
     /* The host's own security check (docs/security.md) for a guarded call: true if the process may
      * do action on resource. NULL: nothing is guarded (a stand-in context in tests). */
     bool (*allowed)(lua_State *L, const char *action, const char *resource);
+    /* The same decision without an audit event (docs/security.md "Audit"), for filtering what a
+     * call shows (registry.find) where nothing is refused. NULL: use allowed. */
+    bool (*visible)(lua_State *L, const char *action, const char *resource);
 } sw_proc_ctx;
 
 /* The context of the process owning L (any coroutine of it). Never NULL inside a process. */

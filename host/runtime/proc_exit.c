@@ -13,6 +13,8 @@
 #include "mailbox.h"
 #include "message.h"
 #include "net.h"
+#include "fs.h"
+#include "exec.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -120,6 +122,8 @@ void proc_free_state(sw_proc *p)
     sw_net_proc_end(p);                            /* its sockets close, whatever ended it */
     sw_http_proc_end(p);                           /* and its HTTP transfers go */
     sw_std_proc_end(p);                            /* and its unfinished io lines */
+    sw_fs_proc_end(p);                             /* its files close */
+    sw_exec_proc_end(p);                           /* its commands' process groups are killed */
     pthread_mutex_lock(&p->lock);
     sw_vm *vm = p->vm;
     p->vm = NULL;

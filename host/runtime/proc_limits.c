@@ -45,13 +45,16 @@ void sw_limits_resolve(sw_limits *l)
     if (l->monitors <= 0) l->monitors = SW_LIMIT_PER_PROCESS;
     if (l->links <= 0) l->links = SW_LIMIT_PER_PROCESS;
     if (l->names <= 0) l->names = SW_LIMIT_PER_PROCESS;
+    if (!l->fs_read) l->fs_read = SW_LIMIT_FS_READ;
+    if (!l->exec_output) l->exec_output = SW_LIMIT_EXEC_OUTPUT;
 }
 
 /* ---- per-service counts: a small table of service ids, never shrinking ---- */
 
-void sw_svc_counts_init(sw_svc_counts *t)
+void sw_svc_counts_init(sw_svc_counts *t, sw_vm_budget *host)
 {
     memset(t, 0, sizeof *t);
+    t->host = host;
     pthread_mutex_init(&t->lock, NULL);
 }
 
@@ -107,16 +110,43 @@ static sw_svc_count *get_locked(sw_svc_counts *t, const char *service)
     atomic_init(&c->max, 0);
     atomic_init(&c->ending, false);
     atomic_init(&c->told, false);
+    atomic_init(&c->memory.used, 0);
+    atomic_init(&c->memory.cap, 0);
+    atomic_init(&c->memory.peak, 0);
+    atomic_init(&c->memory.refused, false);
+    c->memory.parent = t->host;
+    c->memory.refusal = "memory limit exceeded";
+    atomic_init(&c->live_peak, 0);
+    atomic_init(&c->cpu_ns, 0);
+    atomic_init(&c->queued, 0);
+    atomic_init(&c->root_doomed, false);
     *s = c;
     t->n++;
     return c;
 }
 
-sw_svc_count *sw_svc_count_get(sw_svc_counts *t, const char *service, int64_t max)
+sw_svc_count *sw_svc_count_get(sw_svc_counts *t, const char *service, int64_t max, uint64_t memory)
 {
     pthread_mutex_lock(&t->lock);
     sw_svc_count *c = get_locked(t, service);
-    if (c) atomic_store_explicit(&c->max, max, memory_order_relaxed);
+    if (c) {
+        atomic_store_explicit(&c->max, max, memory_order_relaxed);
+        atomic_store_explicit(&c->memory.cap, (size_t)memory, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&t->lock);
     return c;
+}
+
+sw_svc_usage sw_svc_usage_of(const sw_svc_count *c)
+{
+    sw_svc_usage u = {0};
+    if (!c) return u;
+    u.memory = atomic_load_explicit(&c->memory.used, memory_order_relaxed);
+    u.memory_peak = atomic_load_explicit(&c->memory.peak, memory_order_relaxed);
+    u.memory_max = atomic_load_explicit(&c->memory.cap, memory_order_relaxed);
+    u.cpu_s = (double)atomic_load_explicit(&c->cpu_ns, memory_order_relaxed) / 1e9;
+    long long queued = atomic_load_explicit(&c->queued, memory_order_relaxed);
+    u.queued = queued > 0 ? queued : 0; /* a taker may settle before the sender counted */
+    u.tree_peak = atomic_load_explicit(&c->live_peak, memory_order_relaxed);
+    return u;
 }

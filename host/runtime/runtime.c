@@ -159,17 +159,22 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     sw_pidtable_init(&rt->pids);
     pthread_mutex_init(&rt->code_lock, NULL);
     rt->security_relaxed = cfg && cfg->security_relaxed;
+    rt->exec_allow = cfg && cfg->exec_allow;
     rt->libs = cfg ? cfg->libs : NULL;
     rt->guard = cfg ? cfg->guard : NULL;
+    rt->http_server_main = cfg ? cfg->http_server_main : NULL;
     rt->service_request = cfg ? cfg->service_request : NULL;
     rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
     rt->test_main = cfg ? cfg->test_main : NULL;
+    rt->visible = cfg ? cfg->visible : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);
     atomic_init(&rt->memory.used, 0);
-    rt->memory.cap = (size_t)rt->limits.memory;
+    atomic_init(&rt->memory.cap, (size_t)rt->limits.memory);
+    atomic_init(&rt->memory.peak, 0);
+    atomic_init(&rt->memory.refused, false);
     atomic_init(&rt->procs, 0);
-    sw_svc_counts_init(&rt->services);
+    sw_svc_counts_init(&rt->services, &rt->memory);
     sw_std_streams_init(&rt->std);
     pthread_mutex_init(&rt->security_lock, NULL);
     char err[256];
@@ -206,6 +211,8 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
                          e->as.host.workers > 0 ? (int)e->as.host.workers : cores(), slice);
         h++;
     }
+    rt->tokens = sw_token_stores_new(); /* NULL (no memory): token stores fail, nothing else */
+    rt->audit = sw_audit_new();         /* NULL: audit events are not held back */
     return rt;
 }
 
@@ -230,6 +237,8 @@ void sw_runtime_free(sw_runtime *rt)
     sw_registry_free(rt->registry);
     pthread_mutex_destroy(&rt->registry_lock);
     pthread_mutex_destroy(&rt->code_lock);
+    sw_token_stores_free(rt->tokens); /* after the processes: none may use a store now */
+    sw_audit_free(rt->audit);
     sw_security_release(atomic_load(&rt->security)); /* after the processes: they hold theirs */
     pthread_mutex_destroy(&rt->security_lock);
     sw_pidtable_destroy(&rt->pids);
@@ -296,6 +305,12 @@ void sw_tree_open(sw_svc_count *c)
 {
     atomic_store(&c->ending, false);
     atomic_store(&c->told, false);
+    /* a new run's usage (docs/supervision.md "Resources"); what its root holds counts */
+    atomic_store(&c->memory.peak, atomic_load(&c->memory.used));
+    atomic_store(&c->memory.refused, false);
+    atomic_store(&c->live_peak, 0);
+    atomic_store(&c->cpu_ns, 0);
+    atomic_store(&c->root_doomed, false);
 }
 
 /* Whoever takes `told` first while the tree is empty reports it. */
@@ -319,6 +334,16 @@ bool sw_tree_end(sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg)
     atomic_store(&c->told, false);
     atomic_store(&c->ending, true);
     return claim_gone(c);
+}
+
+static bool is_root(const sw_proc *p, void *c) { return p->svc == c && !p->svc_counted; }
+
+void sw_tree_kill_root(sw_runtime *rt, sw_svc_count *c)
+{
+    sw_proc *root = NULL;
+    if (sw_pidtable_grab_matching(&rt->pids, is_root, c, &root, 1) != 1) return;
+    sw_runtime_kill(rt, root->id);
+    sw_proc_release(root);
 }
 
 void sw_runtime_cancel_tree(sw_runtime *rt, sw_svc_count *c) { tree_deliver(rt, c, SW_DLV_CANCEL); }

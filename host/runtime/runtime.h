@@ -16,6 +16,8 @@
 #include "registry.h"
 #include "security.h"
 #include "std_streams.h"
+#include "security_audit.h"
+#include "security_token.h"
 #include "worker.h"
 
 /* The host's check of a guarded call (see sw_proc_ctx.allowed). */
@@ -74,16 +76,24 @@ typedef struct sw_runtime {
     _Atomic(sw_security_set *) security;
     pthread_mutex_t security_lock;
     bool security_relaxed; /* security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow: the exec module may start commands */
     const sw_vm_lib *libs; /* the Lua modules every process gets (sw_runtime_config) */
     sw_guard_fn guard;
     sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
     void *service_request_arg;
-    lua_CFunction test_main; /* sw_runtime_config */
-    sw_limits limits;        /* resolved: every field set */
-    sw_vm_budget memory;     /* the cap on every process's heap and queued deliveries */
-    atomic_llong procs;      /* processes holding a state (prepared or running) */
-    sw_svc_counts services;  /* processes spawned by each service's processes */
-    sw_std_streams std;      /* stdout and stderr as the io module writes them */
+    lua_CFunction test_main;        /* sw_runtime_config */
+    lua_CFunction http_server_main; /* sw_runtime_config's */
+    sw_limits limits;               /* resolved: every field set */
+    sw_vm_budget memory;            /* the cap on every process's heap and queued deliveries */
+    atomic_llong procs;             /* processes holding a state (prepared or running) */
+    sw_svc_counts services;         /* processes spawned by each service's processes */
+    sw_std_streams std;             /* stdout and stderr as the io module writes them */
+    /* The guard's decision without an audit event (sw_proc_ctx.visible). */
+    sw_guard_fn visible;
+    /* The stores of security.token_store entries, made on first use (NULL: out of memory). */
+    sw_token_stores *tokens;
+    /* The audit log's limiter (docs/security.md "Audit"); NULL: nothing is held back. */
+    sw_audit *audit;
 } sw_runtime;
 
 typedef struct sw_runtime_config {
@@ -91,6 +101,7 @@ typedef struct sw_runtime_config {
     size_t max_message;    /* 0 = 64MB */
     uint64_t slice_ns;     /* 0 = SW_SLICE_NS */
     bool security_relaxed; /* host config security.strict_mode: false */
+    bool exec_allow;       /* host config exec.allow (false) */
     /* Handed down by the composition root (the runtime includes no binding): the lazily
      * opened Lua modules of every process (sw_vm_set_libs; static, outliving the runtime),
      * and the guard its host calls use. NULL: none (bare Lua, nothing guarded). */
@@ -104,7 +115,11 @@ typedef struct sw_runtime_config {
      * runs first (the test runner around the chunk); NULL: test.lua entries run as plain
      * chunks. */
     lua_CFunction test_main;
+    /* The guard without its audit event; NULL: guard. */
+    sw_guard_fn visible;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
+    /* The main_hook of an http.service's process (lua_api; see sw_runtime_http_service). */
+    lua_CFunction http_server_main;
 } sw_runtime_config;
 
 /* Starts the worker threads of the default host and of every process.host in the registry.
@@ -143,18 +158,27 @@ void sw_runtime_set_security(sw_runtime *rt, sw_security_set *set);
 /* A new reference to the current policy set. Thread: any. */
 sw_security_set *sw_runtime_security(sw_runtime *rt);
 
+typedef struct sw_spawn sw_spawn;
+/* Makes sp, a service's spawn, that of an http.service: its process runs the host's HTTP
+ * server (lua/http_server.lua with the runtime's http_server_main; docs/registry.md). */
+void sw_runtime_http_service(sw_runtime *rt, sw_spawn *sp);
+
 /* Kills a process (process.terminate, stop timeouts, shutdown). 0, or -1 if it is not alive. */
 int sw_runtime_kill(sw_runtime *rt, uint64_t pid);
 
 /* ---- a service's process tree (its sw_svc_count; the root, its own process, not counted) ---- */
 
-/* Opens c's tree for a new run: its processes may spawn again. Only while no tree process
- * lives (a new run, before its root launches). Thread: the owner's. */
+/* Opens c's tree for a new run: its processes may spawn again; the run's usage (CPU time,
+ * peaks, the memory limit's refusal) starts afresh. Only while no tree process lives (a new
+ * run, before its root launches). Thread: the owner's. */
 void sw_tree_open(sw_svc_count *c);
 /* The run's root ended: the tree takes no more processes. true when it is already gone
  * (nothing will be called); else on_gone(arg) is called once, on any thread, when it is: the
  * owner then confirms with sw_tree_gone. Thread: the owner's. */
 bool sw_tree_end(sw_svc_count *c, sw_tree_gone_fn on_gone, void *arg);
+/* Kills the run's own process (the root) of c, if it lives: a process of its tree went past
+ * the service's memory limit (docs/supervision.md "Resources"). Thread: any. */
+void sw_tree_kill_root(sw_runtime *rt, sw_svc_count *c);
 /* CANCEL to each process left in an ending tree (after the owner has logged why). */
 void sw_runtime_cancel_tree(sw_runtime *rt, sw_svc_count *c);
 /* Kills every process left in c's tree (after an ending tree's stop timeout). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "exec.h"
 #include "http_client.h"
 #include "proc.h"
 #include "vm.h"
@@ -196,13 +197,18 @@ static void sleep_ns(uint64_t ns)
 }
 
 /* One worker at one check: interrupts its slice once it has run long enough, timed from the
- * check that first saw it (the slice began at most one period before). Returns whether the
- * worker ran Lua since the last check (a slice running now, or others begun meanwhile). */
-static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t period)
+ * check that first saw it (the slice began at most one period before), and charges the time
+ * since the previous check (elapsed) to the process it finds running: CPU time by sampling, as
+ * a kernel's tick accounting does, so a slice costs no clock read (docs/supervision.md
+ * "Resources"). Returns whether the worker ran Lua since the last check (a slice running now,
+ * or others begun meanwhile). */
+static bool check_worker(sw_workers *ws, sw_worker *w, uint64_t now, uint64_t period,
+                         uint64_t elapsed)
 {
     atomic_fetch_add_explicit(&w->ticks, 1, memory_order_relaxed);
     pthread_mutex_lock(&w->slice_lock);
     sw_vm *vm = atomic_load_explicit(&w->slice_vm, memory_order_acquire);
+    if (vm) sw_proc_charge(vm, elapsed);
     uint64_t seq = atomic_load_explicit(&w->slice_seq, memory_order_relaxed);
     bool busy = vm || seq != w->seen_seq;
     if (seq != w->seen_seq) {
@@ -223,11 +229,14 @@ static void watchdog_main(void *arg)
     sw_workers *ws = arg;
     const uint64_t period = SW_SLICE_NS / 2;
     int idle_checks = 0;
+    uint64_t last = uv_hrtime();
     while (!atomic_load(&ws->stopping)) {
         sleep_ns(idle_checks > 100 ? 10 * SW_SLICE_NS : period); /* the check period stays fixed */
         uint64_t now = uv_hrtime();
         bool busy = false;
-        for (int i = 0; i < ws->n; i++) busy |= check_worker(ws, &ws->w[i], now, period);
+        for (int i = 0; i < ws->n; i++)
+            busy |= check_worker(ws, &ws->w[i], now, period, now - last);
+        last = now;
         idle_checks = busy ? 0 : idle_checks + 1;
     }
 }
@@ -275,6 +284,7 @@ void sw_workers_stop(sw_workers *ws)
         sw_proc *p;
         while ((p = pop(w, false))) sw_proc_release(p);
         sw_http_worker_stop(w); /* its transfers, polls and timer, before the loop's handles */
+        sw_exec_worker_stop(w); /* commands let go of, not reaped yet */
         uv_walk(&w->loop, close_handle, NULL);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);

@@ -63,14 +63,6 @@ static int compile_policy(sw_arena *a, const sw_entry *e, sw_sec_policy *p, char
     return 0;
 }
 
-static bool in_group(const sw_entry *policy, const char *group)
-{
-    const sw_strlist *g = &policy->as.policy.groups;
-    for (size_t i = 0; i < g->n; i++)
-        if (strcmp(g->v[i], group) == 0) return true;
-    return false;
-}
-
 /* Marks in `chosen` the policies the context names directly or through a group. */
 static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc, bool *chosen)
 {
@@ -79,15 +71,15 @@ static void choose_policies(const sw_security_set *s, const sw_security_ctx *sc,
         for (size_t k = 0; k < sc->policies.n && !chosen[i]; k++)
             chosen[i] = sc->policies.v[k].target == e;
         for (size_t k = 0; k < sc->groups.n && !chosen[i]; k++)
-            chosen[i] = in_group(e, sc->groups.v[k].id);
+            chosen[i] = sec_in_group(e, sc->groups.v[k].id);
     }
 }
 
 const sw_security_ctx *sw_security_declared(const sw_entry *svc, const sw_entry **from)
 {
     for (const sw_entry *e = svc; e; e = e->parent) {
-        const sw_security_ctx *sc = e->kind == SW_KIND_SERVICE ? &e->as.service.lifecycle.security
-                                                               : &e->as.group.lifecycle.security;
+        const sw_security_ctx *sc = sw_entry_is_service(e) ? &e->as.service.lifecycle.security
+                                                           : &e->as.group.lifecycle.security;
         if (!sc->present) continue;
         if (from) *from = e;
         return sc;
@@ -161,8 +153,9 @@ sw_security_set *sw_security_compile(const sw_registry *reg, char *err, size_t e
     if (!chosen) abort();
     for (size_t i = 0; i < reg->n_entries; i++) {
         const sw_entry *e = reg->entries[i];
-        const sw_security_ctx *sc =
-            e->kind == SW_KIND_SERVICE ? sw_security_declared(e, NULL) : NULL;
+        const sw_security_ctx *sc = sw_entry_is_service(e) ? sw_security_declared(e, NULL) : NULL;
+        if (e->kind == SW_KIND_HTTP_ROUTER && e->as.http_router.lifecycle.security.present)
+            sc = &e->as.http_router.lifecycle.security; /* its handlers' identity */
         if (e->kind == SW_KIND_TEST_LUA && e->as.test_lua.lifecycle.security.present)
             sc = &e->as.test_lua.lifecycle.security; /* keyed by the test's id (steward test) */
         if (sc) compile_ctx(s, e, sc, chosen);

@@ -92,6 +92,13 @@ sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const 
                                       size_t action_len, const char *resource, size_t resource_len,
                                       const sw_sec_value *meta);
 
+/* sw_security_check_len that also tells which policy decided: *decider is the deny that
+ * applied, else the first allow that applied, else NULL (undefined, or no actor). decider may
+ * be NULL. The audit log names it (docs/security.md "Audit"). */
+sw_sec_decision sw_security_decide(const sw_sec_ctx *ctx, bool strict, const char *action,
+                                   size_t action_len, const char *resource, size_t resource_len,
+                                   const sw_sec_value *meta, const sw_entry **decider);
+
 /* The entry of the i-th policy of a context (for `graph --why`). */
 const sw_entry *sw_sec_ctx_policy(const sw_sec_ctx *ctx, size_t i);
 

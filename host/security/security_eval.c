@@ -267,6 +267,14 @@ sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const 
                                       size_t action_len, const char *resource, size_t resource_len,
                                       const sw_sec_value *meta)
 {
+    return sw_security_decide(ctx, strict, action, action_len, resource, resource_len, meta, NULL);
+}
+
+sw_sec_decision sw_security_decide(const sw_sec_ctx *ctx, bool strict, const char *action,
+                                   size_t action_len, const char *resource, size_t resource_len,
+                                   const sw_sec_value *meta, const sw_entry **decider)
+{
+    if (decider) *decider = NULL;
     if (!ctx || !ctx->actor_id) return strict ? SW_SEC_DENY : SW_SEC_ALLOW;
     check_args a = {ctx,
                     action,
@@ -281,6 +289,7 @@ sw_sec_decision sw_security_check_len(const sw_sec_ctx *ctx, bool strict, const 
         const sw_sec_policy *p = &ctx->policies[i];
         if (!p->deny && allowed) continue; /* only a deny can change the answer now */
         if (!applies(p, &a)) continue;
+        if (decider) *decider = p->entry; /* the deny that decides, else the first allow */
         if (p->deny) return SW_SEC_DENY;
         allowed = true;
     }

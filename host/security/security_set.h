@@ -31,6 +31,15 @@ static inline uint64_t sec_head(const char *s, size_t len, uint64_t *mask)
     return h;
 }
 
+/* Whether a policy entry joins a (qualified) group. */
+static inline bool sec_in_group(const sw_entry *policy, const char *group)
+{
+    const sw_strlist *g = &policy->as.policy.groups;
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->v[i], group) == 0) return true;
+    return false;
+}
+
 typedef struct sec_cond {
     const sw_field_path *field;
     int op;             /* sw_operator */

@@ -51,7 +51,7 @@ static void link_children(sw_grp *g, sw_svc **svc_of, sw_grp **grp_of)
     const sw_reflist *kids = &g->entry->as.group.children;
     for (size_t c = 0; c < kids->n; c++) {
         const sw_entry *t = kids->v[c].target;
-        if (t->kind == SW_KIND_SERVICE) {
+        if (sw_entry_is_service(t)) {
             g->children[c].svc = svc_of[t->index];
             svc_of[t->index]->group = g;
             svc_of[t->index]->pos = c;

@@ -66,7 +66,7 @@ static void match(sw_supervisor *s, const sw_registry *new, bool restart_all, su
     for (size_t i = 0; i < s->n; i++) by_entry[s->svcs[i]->entry->index] = s->svcs[i];
     for (size_t i = 0; i < new->graph.n; i++) {
         const sw_entry *oe = sw_registry_get(old, new->graph.services[i]->id);
-        sw_svc *v = oe && oe->kind == SW_KIND_SERVICE ? by_entry[oe->index] : NULL;
+        sw_svc *v = oe && sw_entry_is_service(oe) ? by_entry[oe->index] : NULL;
         r->old_of[i] = v;
         if (!v) {
             r->added++;
@@ -163,8 +163,21 @@ static void wants(sw_supervisor *s, sup_plan *p)
     }
 }
 
+/* --watch: what failed after the last change starts again with this one, changed or not. */
+static void release_held_for_change(sw_supervisor *s, sup_plan *p)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = s->svcs[i];
+        if (!v->held_for_change) continue;
+        v->held_for_change = false;
+        if (sw_svc_for_good(v) && sw_svc_state_of(v) == SW_SVC_FAILED)
+            sup_plan_add(p, (sup_step){.kind = SUP_FRESH, .svc = v});
+    }
+}
+
 void sup_reload_steps(sw_supervisor *s, const bool *changed, sup_plan *p)
 {
+    release_held_for_change(s, p);
     restarts(s, changed, p);
     wants(s, p);
 }

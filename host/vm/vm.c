@@ -20,10 +20,37 @@
 __attribute__((noinline, cold)) static int budget_grow(sw_vm *vm, size_t want)
 {
     size_t to = (want + SW_VM_BUDGET_STEP - 1) / SW_VM_BUDGET_STEP * SW_VM_BUDGET_STEP;
-    if (!sw_vm_budget_take(vm->budget, to - vm->taken, !vm->budget_strict || vm->lifted)) return 0;
+    sw_vm_budget *no =
+        sw_vm_budget_take_all(vm->budget, to - vm->taken, !vm->budget_strict || vm->lifted);
+    if (no) {
+        vm->refused_by = no;
+        return 0;
+    }
     vm->taken = to;
     vm->give_below = to > 2 * SW_VM_BUDGET_STEP ? to - 2 * SW_VM_BUDGET_STEP : 0;
     return 1;
+}
+
+static void raise_peak(sw_vm_budget *b, size_t used)
+{
+    size_t peak = atomic_load_explicit(&b->peak, memory_order_relaxed);
+    while (used > peak && !atomic_compare_exchange_weak_explicit(
+                              &b->peak, &peak, used, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+sw_vm_budget *sw_vm_budget_take_all(sw_vm_budget *b, size_t n, bool force)
+{
+    for (sw_vm_budget *at = b; at; at = at->parent) {
+        if (sw_vm_budget_take(at, n, force)) continue;
+        atomic_store_explicit(&at->refused, true, memory_order_relaxed);
+        for (sw_vm_budget *back = b; back != at; back = back->parent)
+            atomic_fetch_sub_explicit(&back->used, n, memory_order_relaxed);
+        return at;
+    }
+    for (sw_vm_budget *at = b; at; at = at->parent)
+        raise_peak(at, atomic_load_explicit(&at->used, memory_order_relaxed));
+    return NULL;
 }
 
 /* Two steps or more to spare: keep one. */
@@ -81,6 +108,7 @@ sw_vm *sw_vm_of(lua_State *L)
 }
 
 void *sw_vm_owner(lua_State *L) { return sw_vm_of(L)->owner; }
+void *sw_vm_owner_of(const sw_vm *vm) { return vm->owner; }
 
 size_t vm_limit_lift(sw_vm *vm)
 {
@@ -98,7 +126,9 @@ void vm_limit_restore(sw_vm *vm, size_t lim)
 
 const char *vm_oom_text(const sw_vm *vm)
 {
-    return vm->oom == 2 ? "host memory limit reached" : "memory limit exceeded";
+    if (vm->oom != 2) return "memory limit exceeded";
+    return vm->refused_by && vm->refused_by->refusal ? vm->refused_by->refusal
+                                                     : "host memory limit reached";
 }
 
 /* ---- creating and freeing ------------------------------------------------------------- */

@@ -48,34 +48,48 @@
 typedef struct sw_vm sw_vm;
 
 /* A memory budget shared by many states and by whatever else the host counts in it (the
- * host's cap: docs/security.md "Limits"). A state takes bytes from it in SW_VM_BUDGET_STEP steps as
- * its heap grows and gives steps back as it shrinks (keeping up to two spare), so its
- * allocator touches the shared counter about once per step of growth, never per allocation.
- * An allocation that would take the total past cap fails like one over the state's own limit
- * (the process fails with "host memory limit reached"), except where the state's own limit
+ * host's cap: docs/security.md "Limits"; a service's tree: docs/supervision.md "Resources").
+ * A state takes bytes from it in SW_VM_BUDGET_STEP steps as its heap grows and gives steps
+ * back as it shrinks (keeping up to two spare), so its allocator touches the shared counters
+ * about once per step of growth, never per allocation. A budget may have a parent (a service's
+ * inside the host's): a state's steps count in both, and either cap may refuse them.
+ * An allocation that would take a total past its cap fails like one over the state's own
+ * limit (the process fails with that budget's `refusal`), except where the state's own limit
  * is lifted too (creation, host-side stack work, the end): there it is taken anyway, so the
  * total may pass cap by what those take. Thread-safe: relaxed atomics. */
 typedef struct sw_vm_budget {
-    atomic_size_t used; /* bytes taken */
-    size_t cap;         /* 0: counted, never refused */
+    atomic_size_t used;          /* bytes taken */
+    atomic_size_t cap;           /* 0: counted, never refused; may change while states run */
+    atomic_size_t peak;          /* the most `used` has been since its owner last reset it */
+    struct sw_vm_budget *parent; /* charged too, or NULL; outlives this one */
+    const char *refusal;         /* what a state fails with when this cap refuses (static);
+                                    NULL: "host memory limit reached" */
+    atomic_bool refused;         /* this cap refused a state's step (its owner clears it) */
 } sw_vm_budget;
 
 #define SW_VM_BUDGET_STEP ((size_t)16 << 10)
 
-/* Takes n bytes: true, or false and nothing taken when that would pass the cap (force: take
- * them anyway and return true). */
+/* Takes n bytes from b alone (not its parents): true, or false and nothing taken when that
+ * would pass the cap (force: take them anyway and return true). */
 static inline bool sw_vm_budget_take(sw_vm_budget *b, size_t n, bool force)
 {
     size_t was = atomic_fetch_add_explicit(&b->used, n, memory_order_relaxed);
-    if (force || !b->cap || was + n <= b->cap) return true;
+    size_t cap = atomic_load_explicit(&b->cap, memory_order_relaxed);
+    if (force || !cap || was + n <= cap) return true;
     atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
     return false;
 }
 
+/* Gives n bytes back to b and each of its parents. */
 static inline void sw_vm_budget_give(sw_vm_budget *b, size_t n)
 {
-    atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
+    for (; b; b = b->parent) atomic_fetch_sub_explicit(&b->used, n, memory_order_relaxed);
 }
+
+/* Takes n bytes from b and each of its parents, raising their peaks: NULL, or the budget
+ * whose cap refused (nothing taken anywhere; its `refused` is set). force: as above. Called
+ * once per step (vm.c), never per allocation. */
+sw_vm_budget *sw_vm_budget_take_all(sw_vm_budget *b, size_t n, bool force);
 
 /* memory: bytes the state may hold, 0 = unlimited. Every allocation counts; LuaJIT never
  *         collects when an allocation fails, so once the heap passes half the limit (then
@@ -128,9 +142,9 @@ typedef struct sw_vm_lib {
  * between calls), except sw_vm_kill and sw_vm_interrupt which any thread may call. */
 sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner);
 
-/* From now on the state's heap counts in budget (which must outlive the vm): what it holds
- * already is taken at once, even past the cap. Call once, before the vm runs anything.
- * Thread: the vm's. */
+/* From now on the state's heap counts in budget and its parents (which must outlive the
+ * vm): what it holds already is taken at once, even past a cap. Call once, before the vm runs
+ * anything. Thread: the vm's. */
 void sw_vm_set_budget(sw_vm *vm, sw_vm_budget *budget);
 
 /* Frees the state and everything in it (suspended coroutines, anchored values). Safe on NULL.
@@ -142,6 +156,9 @@ void sw_vm_free(sw_vm *vm);
  * the host registers. Cannot fail for states made by sw_vm_new. */
 sw_vm *sw_vm_of(lua_State *L);
 void *sw_vm_owner(lua_State *L);
+/* The owner pointer given to sw_vm_new: set once, so any thread may read it while the vm
+ * lives. */
+void *sw_vm_owner_of(const sw_vm *vm);
 
 /* The main state, to register host modules in (its globals are the process's globals)
  * and to push the function and arguments for sw_vm_start. Owned by the vm. Call Lua code on
@@ -229,8 +246,9 @@ void sw_vm_interrupt(sw_vm *vm);
  * Owned by the vm, valid until sw_vm_free. */
 const char *sw_vm_error(sw_vm *vm);
 
-/* After an allocation failed: "memory limit exceeded" (the state's own limit) or "host memory
- * limit reached" (its budget's cap); NULL if none has. */
+/* After an allocation failed: "memory limit exceeded" (the state's own limit) or the refusal
+ * of the budget whose cap refused it ("host memory limit reached" by default); NULL if none
+ * has. */
 const char *sw_vm_oom_error(const sw_vm *vm);
 
 /* Runs coroutine co of this vm (a task: created on sw_vm_lua(vm) and anchored by the host)

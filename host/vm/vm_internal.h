@@ -35,12 +35,13 @@ struct sw_vm {
     uint64_t opened;                 /* lazy globals already opened: builtins, then host libs */
     const sw_vm_lib *libs;
     char *errmsg;
-    sw_heap heap;         /* the state's small objects; large ones come from malloc */
-    sw_vm_budget *budget; /* the host's (vm.h), or NULL */
-    size_t taken;         /* bytes taken from it (SIZE_MAX without one: never more to take) */
-    size_t give_below;    /* below this many bytes held, give a step back (0 without one) */
-    int budget_strict;    /* passing its cap fails the allocation (from creation to the end) */
-    int lifted;           /* vm_limit_lift: host-side work, where no allocation may fail */
+    sw_heap heap;             /* the state's small objects; large ones come from malloc */
+    sw_vm_budget *budget;     /* the host's or its service's (vm.h), or NULL */
+    sw_vm_budget *refused_by; /* the budget whose cap refused an allocation (oom == 2) */
+    size_t taken;             /* bytes taken from it (SIZE_MAX without one: never more to take) */
+    size_t give_below;        /* below this many bytes held, give a step back (0 without one) */
+    int budget_strict;        /* passing its cap fails the allocation (from creation to the end) */
+    int lifted;               /* vm_limit_lift: host-side work, where no allocation may fail */
 };
 
 /* ---- vm.c ---- */
@@ -49,8 +50,8 @@ struct sw_vm {
  * call, where an allocation failure would make LuaJIT panic: lift the limit meanwhile and
  * restore what vm_limit_lift returned. */
 size_t vm_limit_lift(sw_vm *vm);
-/* What a failed allocation means: "memory limit exceeded" (the state's own limit) or "host
- * memory limit reached" (the host's budget). */
+/* What a failed allocation means: "memory limit exceeded" (the state's own limit) or the
+ * refusal of the budget that refused it ("host memory limit reached": the host's). */
 const char *vm_oom_text(const sw_vm *vm);
 void vm_limit_restore(sw_vm *vm, size_t lim);
 

@@ -257,8 +257,9 @@ security = {}
 ---@param action string
 ---@param resource string
 ---@param meta? table
+---@param as? {actor?: steward.IdActor, scope?: steward.Scope} evaluate as this actor (else the caller's) under this scope (else the caller's policies)
 ---@return boolean
-function security.can(action, resource, meta) end
+function security.can(action, resource, meta, as) end
 
 ---The decision for action on resource: any applying deny wins, else any applying allow,
 ---else "undefined". Arguments as security.can.
@@ -271,6 +272,91 @@ function security.check(action, resource, meta) end
 ---The actor of this process's service, or nil when it has none.
 ---@return steward.Actor?
 function security.actor() end
+
+---An actor made at run time (security.new_actor, ts:validate, or received in a message).
+---@class steward.IdActor
+local IdActor = {}
+
+---The actor's id.
+---@return string
+function IdActor:id() end
+
+---A fresh copy of the actor's meta ({} without one).
+---@return table<string, any>
+function IdActor:meta() end
+
+---A set of policies made at run time (security.new_scope, named_scope, ts:validate).
+---@class steward.Scope
+local Scope = {}
+
+---The decision for actor doing action on resource under these policies (strict: the actor is
+---there). A scope naming a policy a reload removed gives "deny".
+---@param actor steward.IdActor
+---@param action string
+---@param resource string
+---@param meta? table
+---@return steward.Decision
+function Scope:evaluate(actor, action, resource, meta) end
+
+---The scope's policy ids.
+---@return string[]
+function Scope:policies() end
+
+---A host-wide store of tokens for identities (a security.token_store entry).
+---@class steward.TokenStore
+local TokenStore = {}
+
+---A new opaque token (32 characters, 192 random bits) for actor and scope, living the store's
+---ttl or opts.ttl. Errors: "permission denied: security.token.create on app:tokens", "token
+---store full".
+---@param actor steward.IdActor
+---@param scope steward.Scope
+---@param opts? {ttl?: string|number}
+---@return string|nil token
+---@return string? err
+function TokenStore:create(actor, scope, opts) end
+
+---The actor and scope of a live token; nil, "invalid token" for an unknown, expired, revoked
+---or malformed one; nil, "permission denied: security.token.validate on app:tokens".
+---@param token string
+---@return steward.IdActor|nil actor
+---@return steward.Scope|string scope_or_err
+function TokenStore:validate(token) end
+
+---Makes a token invalid now: true if it was live, else false (or nil, "permission denied:
+---security.token.revoke on app:tokens").
+---@param token string
+---@return boolean|nil revoked
+---@return string? err
+function TokenStore:revoke(token) end
+
+---An actor made at run time. Needs security.impersonate on id: else nil, "permission denied:
+---security.impersonate on <id>". meta: strings, numbers, booleans and tables of them.
+---@param id string
+---@param meta? table
+---@return steward.IdActor|nil actor
+---@return string? err
+function security.new_actor(id, meta) end
+
+---A scope of these policy ids (relative ids in the caller's namespace). Needs security.scope on
+---each: else nil, "permission denied: security.scope on <id>"; nil, "unknown policy <id>".
+---@param ids string[]
+---@return steward.Scope|nil scope
+---@return string? err
+function security.new_scope(ids) end
+
+---A scope of every policy in the group. Needs security.scope on the group id: else nil,
+---"permission denied: ..."; nil, "no policy joins group <id>".
+---@param group string
+---@return steward.Scope|nil scope
+---@return string? err
+function security.named_scope(group) end
+
+---The store of a security.token_store entry, or nil, "no security.token_store <id>".
+---@param id string
+---@return steward.TokenStore|nil store
+---@return string? err
+function security.token_store(id) end
 
 -- ---------------------------------------------------------------------------------------
 -- funcs

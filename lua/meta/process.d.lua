@@ -132,6 +132,59 @@ function process.set_options(options) end
 ---@return true
 function process.ready() end
 
+---Spawning and calling as an identity made at run time (process.with_context).
+---@class steward.Context
+local Context = {}
+
+---process.spawn, the new process running as the context's actor under its scope (and all it
+---spawns, at any depth).
+---@param id string
+---@param host? string
+---@param ... steward.Sendable
+---@return steward.Pid|nil pid
+---@return string? err
+function Context:spawn(id, host, ...) end
+
+---As Context:spawn, monitored.
+---@param id string
+---@param host? string
+---@param ... steward.Sendable
+---@return steward.Pid|nil pid
+---@return string? err
+function Context:spawn_monitored(id, host, ...) end
+
+---As Context:spawn, linked.
+---@param id string
+---@param host? string
+---@param ... steward.Sendable
+---@return steward.Pid|nil pid
+---@return string? err
+function Context:spawn_linked(id, host, ...) end
+
+---As Context:spawn, linked and monitored.
+---@param id string
+---@param host? string
+---@param ... steward.Sendable
+---@return steward.Pid|nil pid
+---@return string? err
+function Context:spawn_linked_monitored(id, host, ...) end
+
+---funcs.call, the function running as the context's identity.
+---@param id string
+---@param ... steward.Sendable
+---@return any ...
+function Context:call(id, ...) end
+
+---A context to spawn and call as `actor` under `scope` (docs/security.md "Identities at run
+---time"). Checked now: the caller's context must allow security.impersonate on the actor's id
+---and security.scope on each policy of the scope (on the group of a named scope). Errors:
+---"permission denied: security.impersonate on user:alice", "permission denied: security.scope
+---on app:orders_admin". Raises unless actor and scope are real ones (a forged table is not).
+---@param ctx {actor: steward.IdActor, scope: steward.Scope}
+---@return steward.Context|nil context
+---@return string? err
+function process.with_context(ctx) end
+
 ---Names for processes (a name lasts until its process ends).
 process.registry = {}
 

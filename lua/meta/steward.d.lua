@@ -59,7 +59,7 @@
 ---copied: metatables are dropped, a table reached twice is copied twice. A cycle, a function,
 ---userdata (json.null too), a thread, nesting past 100 levels or a payload over the host's
 ---limit (64 MB) makes the sending call return `nil, err`.
----@alias steward.Sendable nil|boolean|number|string|table
+---@alias steward.Sendable nil|boolean|number|string|table|steward.IdActor|steward.Scope
 
 ---The kinds of registry entries.
 ---@alias steward.Kind
@@ -70,6 +70,8 @@
 ---| "service.group"
 ---| "security.policy"
 ---| "registry.entry"
+---| "function.lua"
+---| "security.token_store"
 
 ---The `kind` of an event on process.events(): the values of process.event.
 ---@alias steward.EventKind

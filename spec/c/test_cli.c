@@ -189,6 +189,41 @@ static void test_status_dir_alone(void **state)
     assert_null(p.cli.id);
 }
 
+/* logs [ID] [DIR] like status, with -n, -f, --since and --json; its options elsewhere, and bad
+ * values, are refused. */
+static void test_logs(void **state)
+{
+    (void)state;
+    parsed p;
+    PARSE(&p, "logs");
+    ok(&p);
+    assert_string_equal(p.cli.command, "logs");
+    assert_null(p.cli.id);
+    assert_null(p.cli.lines);
+    assert_false(p.cli.follow);
+    PARSE(&p, "logs", "app:db", "app/", "-n", "3", "-f", "--since", "5m", "--json");
+    ok(&p);
+    assert_string_equal(p.cli.id, "app:db");
+    assert_string_equal(p.cli.dir, "app/");
+    assert_string_equal(p.cli.lines, "3");
+    assert_string_equal(p.cli.since, "5m");
+    assert_true(p.cli.follow && p.cli.json);
+    PARSE(&p, "logs", "app/", "--since=1h");
+    ok(&p);
+    assert_null(p.cli.id);
+    assert_string_equal(p.cli.dir, "app/");
+    PARSE(&p, "logs", "-n", "-1");
+    fails_with(&p, "-n needs a whole number of lines");
+    PARSE(&p, "logs", "-n", "1000001");
+    fails_with(&p, "-n needs a whole number of lines");
+    PARSE(&p, "logs", "--since", "0s");
+    fails_with(&p, "--since needs a duration");
+    PARSE(&p, "status", "--since", "5m");
+    fails_with(&p, "option --since does not apply to status");
+    PARSE(&p, "run", "app/", "-f");
+    fails_with(&p, "option -f does not apply to run");
+}
+
 static void test_version(void **state)
 {
     (void)state;
@@ -539,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_help_topics),
         cmocka_unit_test(test_command_help_flag),
         cmocka_unit_test(test_error_message_fits_small_buffer),
+        cmocka_unit_test(test_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,45 @@ static void test_valid_requests(void **state)
     sw_ctl_request_free(&r);
 }
 
+/* logs: its fields and their defaults; they are refused elsewhere and when out of range. */
+static void test_logs_requests(void **state)
+{
+    (void)state;
+    sw_ctl_request r;
+    char err[256];
+    assert_int_equal(parse("{\"cmd\":\"logs\"}", &r, err), 0);
+    assert_int_equal(r.cmd, SW_CTL_LOGS);
+    assert_null(r.id);
+    assert_int_equal(r.lines, SW_CTL_LOGS_LINES);
+    assert_false(r.follow);
+    sw_ctl_request_free(&r);
+    assert_int_equal(
+        parse("{\"cmd\":\"logs\",\"id\":\"app:db\",\"lines\":0,\"since\":1.5,\"follow\":true}", &r,
+              err),
+        0);
+    assert_string_equal(r.id, "app:db");
+    assert_int_equal(r.lines, 0);
+    assert_true(r.since == 1.5 && r.follow);
+    sw_ctl_request_free(&r);
+    sw_ctl_request bad;
+    const char *const cases[][2] = {
+        {"{\"cmd\":\"status\",\"lines\":2}", "\"lines\" does not apply to status"},
+        {"{\"cmd\":\"reload\",\"follow\":true}", "\"follow\" does not apply to reload"},
+        {"{\"cmd\":\"logs\",\"lines\":-1}", "\"lines\" must be a whole number (0 to 1000000)"},
+        {"{\"cmd\":\"logs\",\"lines\":2.5}", "\"lines\" must be a whole number (0 to 1000000)"},
+        {"{\"cmd\":\"logs\",\"since\":\"5m\"}", "\"since\" must be a number of seconds ago"},
+        {"{\"cmd\":\"logs\",\"follow\":1}", "\"follow\" must be true or false"},
+        {"{\"cmd\":\"logs\",\"all\":true}", "\"all\" does not apply to logs"},
+        {"{\"cmd\":\"logs\",\"x\":1}",
+         "unknown field \"x\" (cmd, id, all, timeout, lines, since, follow)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        assert_int_equal(parse(cases[i][0], &bad, err), -1);
+        assert_string_equal(err, cases[i][1]);
+        sw_ctl_request_free(&bad);
+    }
+}
+
 static void refused(const char *line, const char *want)
 {
     sw_ctl_request r;
@@ -188,9 +227,8 @@ static void test_json_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_requests),
-        cmocka_unit_test(test_bad_requests),
-        cmocka_unit_test(test_json_strings),
+        cmocka_unit_test(test_valid_requests), cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_logs_requests),  cmocka_unit_test(test_json_strings),
         cmocka_unit_test(test_json_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

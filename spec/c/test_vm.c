@@ -757,6 +757,44 @@ static void s8_memory_limit(void **state)
     sw_vm_free(vm);
 }
 
+/* A service's budget inside the host's (docs/supervision.md "Resources"): a state's steps
+ * count in both, the inner cap refuses with its own refusal and marks itself, the outer one
+ * is left as it was, and peaks follow. */
+static void budget_inside_a_budget(void **state)
+{
+    sw_vm_budget host = {0}, svc = {.parent = &host, .refusal = "memory limit exceeded"};
+    atomic_store(&svc.cap, (size_t)4 << 20);
+    (void)state;
+    sw_vm *vm = vm_with("local t = {} while true do t[#t + 1] = ('z'):rep(1e5) .. #t end", NULL);
+    sw_vm_set_budget(vm, &svc);
+    size_t first = atomic_load(&svc.used);
+    assert_true(first > 0 && first == atomic_load(&host.used));
+    assert_int_equal(drive(vm).st, SW_VM_FAILED);
+    assert_non_null(strstr(sw_vm_error(vm), "memory limit exceeded"));
+    assert_string_equal(sw_vm_oom_error(vm), "memory limit exceeded");
+    assert_true(atomic_load(&svc.refused));
+    assert_false(atomic_load(&host.refused));
+    assert_true(atomic_load(&svc.used) <= atomic_load(&svc.cap));
+    assert_int_equal(atomic_load(&svc.used), atomic_load(&host.used));
+    assert_true(atomic_load(&svc.peak) > (size_t)3 << 20 &&
+                atomic_load(&host.peak) == atomic_load(&svc.peak));
+    sw_vm_free(vm);
+    assert_int_equal(atomic_load(&svc.used), 0);
+    assert_int_equal(atomic_load(&host.used), 0);
+    /* the outer cap refuses with its own text (the default: the host's) */
+    atomic_store(&svc.cap, 0);
+    atomic_store(&host.cap, (size_t)2 << 20);
+    atomic_store(&svc.refused, false);
+    vm = vm_with("local t = {} while true do t[#t + 1] = ('w'):rep(1e5) .. #t end", NULL);
+    sw_vm_set_budget(vm, &svc);
+    assert_int_equal(drive(vm).st, SW_VM_FAILED);
+    assert_string_equal(sw_vm_oom_error(vm), "host memory limit reached");
+    assert_true(atomic_load(&host.refused));
+    assert_false(atomic_load(&svc.refused));
+    sw_vm_free(vm);
+    assert_int_equal(atomic_load(&host.used), 0);
+}
+
 /* LuaJIT never collects when an allocation fails: the vm asks for a collection itself as
  * the heap nears the limit, so live data close to the limit survives garbage churn. */
 static void live_data_near_the_limit_survives_garbage(void **state)
@@ -1285,6 +1323,7 @@ static void blocked_coroutine_only_resumed_by_the_scheduler(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(budget_inside_a_budget),
         cmocka_unit_test(s1_no_dangerous_modules),
         cmocka_unit_test(s2_binary_chunks_refused),
         cmocka_unit_test(s3_string_metatable_protected),

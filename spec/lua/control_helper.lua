@@ -31,7 +31,9 @@ end
 
 -- opts: dir (app directory), socket (path; default a fresh temp one; false: DIR's default),
 -- env (a "VAR=value ..." prefix), args (extra words after `run`), control (more lines of the
--- config's control: mapping, e.g. "  idle_timeout: 2s\n"; with a socket only).
+-- config's control: mapping, e.g. "  idle_timeout: 2s\n"; with a socket only), config (more
+-- top-level lines of the config, e.g. "log:\n  dir: /tmp/x\n"; with a socket only), stderr (a
+-- path for the host's stderr instead of the event log, e.g. "/dev/null").
 function M.launch(opts)
   local self = setmetatable({ dir = opts.dir, err = M.tmp(".log"), pidfile = M.tmp(".pid"), rcfile = M.tmp(".rc"),
                               events = {}, offset = 0, partial = "" }, Host)
@@ -40,7 +42,7 @@ function M.launch(opts)
     self.socket = opts.socket or M.tmp(".sock")
     self.config = M.tmp(".yaml")
     local f = assert(io.open(self.config, "w"))
-    f:write(("control:\n  socket: %q\n"):format(self.socket) .. (opts.control or ""))
+    f:write(("control:\n  socket: %q\n"):format(self.socket) .. (opts.control or "") .. (opts.config or ""))
     f:close()
     words[#words + 1] = "--config"
     words[#words + 1] = self.config
@@ -50,7 +52,7 @@ function M.launch(opts)
   for _, a in ipairs(opts.args or {}) do words[#words + 1] = a end
   for i, w in ipairs(words) do words[i] = h.quote(w) end
   local cmd = ("(%s %s %s >/dev/null 2>%s </dev/null & echo $! >%s; wait $!; echo $? >%s) >/dev/null 2>&1 </dev/null &")
-      :format(opts.env or "", h.quote(h.steward), table.concat(words, " "), self.err, self.pidfile, self.rcfile)
+      :format(opts.env or "", h.quote(h.steward), table.concat(words, " "), opts.stderr or self.err, self.pidfile, self.rcfile)
   os.execute(cmd)
   local deadline = rt.now() + M.DEADLINE
   while not self.pid and rt.now() < deadline do

@@ -27,13 +27,14 @@ function M.exit_code(a, b, c)
   return 128 + (c or 0)
 end
 
--- opts: {limit = seconds (20), options = {...} (words before DIR)}. Returns
+-- opts: {limit = seconds (20), options = {...} (words before DIR), dir = the app's directory
+-- (instead of APPS/app)}. Returns
 -- {code, stdout, stderr, elapsed, hung}.
 function M.run(app, id, args, opts)
   opts = opts or {}
   local words = { "timeout", "-k", "2", tostring(opts.limit or 20), h.quote(h.steward), "run" }
   for _, o in ipairs(opts.options or {}) do words[#words + 1] = h.quote(o) end
-  words[#words + 1] = h.quote(M.APPS .. "/" .. app)
+  words[#words + 1] = h.quote(opts.dir or (M.APPS .. "/" .. app))
   words[#words + 1] = "-x"
   words[#words + 1] = h.quote(id)
   for _, a in ipairs(args or {}) do words[#words + 1] = h.quote(tostring(a)) end

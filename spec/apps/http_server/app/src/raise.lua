@@ -1,0 +1,2 @@
+local function deeper() error("secret detail in the handler") end
+return function(req) deeper() end
