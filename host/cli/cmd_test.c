@@ -120,24 +120,59 @@ static void read_counts(const test_run *r, counts *c)
     lua_close(L);
 }
 
-/* Starts what the test lists; false (with the reason printed) if one does not come up. */
-static bool start_services(test_run *r, const sw_entry *e)
+/* Starts what the test lists; false with why if one does not come up. */
+static bool start_services(test_run *r, const sw_entry *e, char *why, size_t len)
 {
     const sw_reflist *l = &e->as.test_lua.services;
     for (size_t i = 0; i < l->n; i++) sw_supervisor_start_one(&r->sup, l->v[i].id);
     if (!run_until(r, services_settled, (void *)l, SERVICE_WAIT_MS)) {
-        fprintf(stderr, "%s: its services did not start within %ds\n", e->id,
-                SERVICE_WAIT_MS / 1000);
+        snprintf(why, len, "its services did not start within %ds", SERVICE_WAIT_MS / 1000);
         return false;
     }
     for (size_t i = 0; i < l->n; i++) {
         sw_svc *v = sw_supervisor_find(&r->sup, l->v[i].id);
         if (v && sw_svc_for_good(v)) {
-            fprintf(stderr, "%s: service %s failed to start\n", e->id, l->v[i].id);
+            snprintf(why, len, "service %s failed to start", l->v[i].id);
             return false;
         }
     }
     return true;
+}
+
+static void print_xml_escaped(const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", stdout); break;
+        case '>': fputs("&gt;", stdout); break;
+        case '&': fputs("&amp;", stdout); break;
+        case '"': fputs("&quot;", stdout); break;
+        default: putchar(*s);
+        }
+    }
+}
+
+/* A test file that could not run (or whose process failed) counts as one failed test, reported
+ * in the run's format so the TAP plan and the JUnit counts stay true. */
+static void report_not_run(const char *format, const char *id, long number, const char *why)
+{
+    fprintf(stderr, "%s: %s\n", id, why);
+    if (strcmp(format, "tap") == 0) {
+        printf("not ok %ld - %s: (not run)\n# %s\n", number, id, why);
+    } else if (strcmp(format, "junit") == 0) {
+        printf("<testsuite name=\"");
+        print_xml_escaped(id);
+        printf("\" tests=\"1\" failures=\"1\" skipped=\"0\">\n  <testcase classname=\"");
+        print_xml_escaped(id);
+        printf("\" name=\"(not run)\"><failure message=\"");
+        print_xml_escaped(why);
+        printf("\">");
+        print_xml_escaped(why);
+        printf("</failure></testcase>\n</testsuite>\n");
+    } else {
+        printf("FAIL    %s: (not run)\n  %s\n", id, why);
+    }
+    fflush(stdout);
 }
 
 /* Stops every service that runs: those the test listed and those they depend on, so the next
@@ -162,7 +197,8 @@ static void run_test(test_run *r, const sw_cli *cli, const sw_registry *reg, con
     char *argv[] = {(char *)(cli->format ? cli->format : "text"),
                     (char *)(cli->filter ? cli->filter : ""), off, (char *)e->id};
     counts got = {1, 1, 0};
-    if (start_services(r, e)) {
+    char why[512] = "";
+    if (start_services(r, e, why, sizeof why)) {
         atomic_store(&r->ended, false);
         sw_spawn s = {.entry = e,
                       .service = e->id, /* its security context is keyed by the test's id */
@@ -171,15 +207,14 @@ static void run_test(test_run *r, const sw_cli *cli, const sw_registry *reg, con
                       .on_exit = on_test_exit,
                       .cb_arg = r,
                       .tree = e->id};
-        char err[512];
         fflush(stdout);
-        sw_proc *p = sw_proc_prepare(r->rt, &s, err, sizeof err);
-        if (!p || !sw_proc_launch(p, &s))
-            fprintf(stderr, "%s: %s\n", e->id, p ? "launch failed" : err);
-        else if (run_until(r, test_ended, NULL, UINT32_MAX) && !r->error) read_counts(r, &got);
+        sw_proc *p = sw_proc_prepare(r->rt, &s, why, sizeof why);
+        if (p && !sw_proc_launch(p, &s)) snprintf(why, sizeof why, "launch failed");
+        else if (p && run_until(r, test_ended, NULL, UINT32_MAX) && !r->error) read_counts(r, &got);
         sw_std_streams_flush(&r->rt->std, SW_STD_FLUSH_TIMEOUT_NS);
-        if (r->error) fprintf(stderr, "%s: %s\n", e->id, r->error);
+        if (r->error) snprintf(why, sizeof why, "the test process failed: %s", r->error);
     }
+    if (why[0]) report_not_run(argv[0], e->id, offset + 1, why);
     stop_services(r, reg);
     free(r->result);
     free(r->error);

@@ -66,6 +66,18 @@ describe("steward test", function()
     assert.matches("</testsuites>\n$", r.stdout)
   end)
 
+  it("counts a file whose service fails to start, or that does not compile, as one failed test", function()
+    local r = test("broken", "--format", "tap")
+    assert.are.equal(1, r.code)
+    local file = APPS .. "/broken/tests/syntax_test.lua"
+    assert.are.equal("not ok 1 - app:a_needs_crash_test: (not run)\n# service app:crash failed to start\n" ..
+                     "not ok 2 - app:b_syntax_test: (not run)\n# " .. file .. ":2: unexpected symbol near '='\n" ..
+                     "1..2\n", r.stdout)
+    assert.matches("app:a_needs_crash_test: service app:crash failed to start", r.stderr, 1, true)
+    r = test("broken", "--format", "junit")
+    assert.matches('<testsuite name="app:a_needs_crash_test" tests="1" failures="1" skipped="0">', r.stdout, 1, true)
+  end)
+
   it("refuses an unknown format", function()
     local r = test("pass", "--format", "xml")
     assert.are.equal(2, r.code)
