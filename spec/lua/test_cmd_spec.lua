@@ -69,10 +69,10 @@ describe("steward test", function()
   it("counts a file whose service fails to start, or that does not compile, as one failed test", function()
     local r = test("broken", "--format", "tap")
     assert.are.equal(1, r.code)
-    local file = APPS .. "/broken/tests/syntax_test.lua"
-    assert.are.equal("not ok 1 - app:a_needs_crash_test: (not run)\n# service app:crash failed to start\n" ..
-                     "not ok 2 - app:b_syntax_test: (not run)\n# " .. file .. ":2: unexpected symbol near '='\n" ..
-                     "1..2\n", r.stdout)
+    -- LuaJIT's compile errors name the file by its last 60 bytes at most
+    assert.matches("^not ok 1 %- app:a_needs_crash_test: %(not run%)\n# service app:crash failed to start\n" ..
+                   "not ok 2 %- app:b_syntax_test: %(not run%)\n# [^\n]*syntax_test%.lua:2: unexpected symbol " ..
+                   "near '='\n1%.%.2\n$", r.stdout)
     assert.matches("app:a_needs_crash_test: service app:crash failed to start", r.stderr, 1, true)
     r = test("broken", "--format", "junit")
     assert.matches('<testsuite name="app:a_needs_crash_test" tests="1" failures="1" skipped="0">', r.stdout, 1, true)
