@@ -3,9 +3,12 @@
 
 #include <string.h>
 
+#include "lib_tree.h"
+
 static const sw_source *source_of(const sw_entry *e)
 {
-    if (e->kind == SW_KIND_PROCESS_LUA || e->kind == SW_KIND_FUNCTION_LUA)
+    if (e->kind == SW_KIND_PROCESS_LUA || e->kind == SW_KIND_FUNCTION_LUA ||
+        e->kind == SW_KIND_TEST_LUA)
         return &e->as.process_lua.source;
     if (e->kind == SW_KIND_LIBRARY_LUA) return &e->as.library_lua.source;
     return NULL;
@@ -17,7 +20,8 @@ static bool entry_equal(const sw_entry *a, const sw_entry *b)
     if (a->kind != b->kind || strcmp(a->id, b->id) != 0 || !sw_node_equal(a->node, b->node))
         return false;
     const sw_source *sa = source_of(a), *sb = source_of(b);
-    return !sa || (sa->len == sb->len && memcmp(sa->text, sb->text, sa->len) == 0);
+    return !sa || (sa->len == sb->len && (!sa->len || memcmp(sa->text, sb->text, sa->len) == 0) &&
+                   sw_lib_tree_equal(sa->tree, sb->tree));
 }
 
 /* The reached entries, policies left out, compared in search order: equal content searches

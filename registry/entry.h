@@ -25,6 +25,7 @@ typedef enum sw_kind {
     SW_KIND_HTTP_ROUTER,
     SW_KIND_HTTP_ENDPOINT,
     SW_KIND_TOKEN_STORE, /* security.token_store */
+    SW_KIND_TEST_LUA,    /* parsed into as.test_lua, whose first member is a process.lua's */
     SW_KIND__COUNT
 } sw_kind;
 
@@ -43,12 +44,32 @@ typedef struct sw_reflist {
     sw_ref *v;
 } sw_reflist;
 
+typedef struct sw_lib_tree sw_lib_tree;
+
 typedef struct sw_source {
     const char *path; /* resolved file for file://, NULL for inline code */
-    const char *text; /* the code */
+    const char *text; /* the code; NULL for a dir:// tree without a root module */
     size_t len;
-    const char *shipped; /* the host's own entries only: lua/<shipped>.lua runs instead */
+    const char *shipped;     /* the host's own entries only: lua/<shipped>.lua runs instead */
+    const sw_lib_tree *tree; /* dir:// (library.lua only): the tree; path/text its root module */
 } sw_source;
+
+/* One Lua file of a dir:// tree, read at load. */
+typedef struct sw_tree_file {
+    const char *rel;  /* path inside the tree: "List.lua", "a/b/init.lua" */
+    const char *path; /* the file as the chunk name shows it */
+    const char *text;
+    size_t len;
+} sw_tree_file;
+
+/* A library.lua's module tree (docs/registry.md "Module trees"): every *.lua file under the
+ * directory, sorted by rel. */
+struct sw_lib_tree {
+    const char *dir;  /* the directory, as the chunk names show it */
+    const char *name; /* the directory's last component: the name its files require it by */
+    size_t n;
+    sw_tree_file *files;
+};
 
 typedef struct sw_import {
     const char *alias;
@@ -80,6 +101,7 @@ typedef struct sw_process_lua {
 typedef struct sw_library_lua {
     sw_source source;
     sw_imports imports;
+    const char *module; /* the name its own files require it by; NULL: the tree's name */
 } sw_library_lua;
 
 typedef struct sw_process_host {
@@ -246,6 +268,14 @@ typedef struct sw_http_endpoint {
     const char *path;   /* "/items/{id}", "/static/{path...}" */
     sw_ref func;        /* a function.lua */
 } sw_http_endpoint;
+/* test.lua: a test file `steward test` runs as a process (docs/registry.md "test.lua"). */
+typedef struct sw_test_lua {
+    sw_process_lua process; /* first: as.process_lua reads it (source, imports, limits) */
+    sw_reflist services;    /* started, with what they need, before the test; stopped after */
+    struct {
+        sw_security_ctx security; /* the identity the test runs as */
+    } lifecycle;
+} sw_test_lua;
 
 struct sw_entry {
     const char *id, *ns, *name;
@@ -269,6 +299,7 @@ struct sw_entry {
         sw_http_router http_router;
         sw_http_endpoint http_endpoint;
         sw_token_store_def token_store;
+        sw_test_lua test_lua;
     } as;
 };
 
@@ -284,6 +315,9 @@ const char *sw_kind_name(sw_kind k);
 const sw_source *sw_entry_source(const sw_entry *e);
 /* The chunk name its source is compiled under: "@path" for a file, "=ID" for inline code. */
 void sw_entry_chunkname(const sw_entry *e, char *buf, size_t size);
+/* The file of a tree whose module is `sub` (dotted, relative to the tree: "a.b" finds a/b.lua,
+ * else a/b/init.lua), or NULL. */
+const sw_tree_file *sw_lib_tree_find(const sw_lib_tree *t, const char *sub);
 /* -1 if unknown. */
 int sw_kind_from_name(const char *name);
 

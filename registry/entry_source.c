@@ -9,7 +9,8 @@ const sw_source *sw_entry_source(const sw_entry *e)
 {
     switch (e->kind) {
     case SW_KIND_PROCESS_LUA:
-    case SW_KIND_FUNCTION_LUA: return &e->as.process_lua.source;
+    case SW_KIND_FUNCTION_LUA:
+    case SW_KIND_TEST_LUA: return &e->as.process_lua.source;
     case SW_KIND_LIBRARY_LUA: return &e->as.library_lua.source;
     default: return NULL;
     }

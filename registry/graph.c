@@ -195,6 +195,7 @@ static void collect(builder *b, const sw_entry *e, drefs *out)
         break;
     case SW_KIND_PROCESS_LUA:
     case SW_KIND_FUNCTION_LUA:
+    case SW_KIND_TEST_LUA:
         s.skip = lua_skip;
         typed_imports(b, out, &e->as.process_lua.imports);
         break;

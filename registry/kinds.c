@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "env_vars.h"
+#include "lib_tree.h"
 #include "policy.h"
 #include "readfile.h"
 #include "units.h"
@@ -18,9 +19,10 @@
 static const char *const entry_keys[] = {"name", "kind", "meta", NULL};
 
 const char *const sw_host_module_names[] = {
-    "process",    "channel", "time", "logger",    "errors", "json",  "registry", "security",
-    "net",        "funcs",   "http", "coroutine", "string", "table", "math",     "bit",
-    "supervisor", "service", "env",  "uuid",      "io",     "fs",    "exec",     NULL};
+    "process",  "channel", "time",       "logger",  "errors",    "json",   "registry",
+    "security", "net",     "funcs",      "http",    "coroutine", "string", "table",
+    "math",     "bit",     "supervisor", "service", "env",       "uuid",   "io",
+    "fs",       "exec",    "package",    "os",      NULL};
 
 /* ---- source ---- */
 
@@ -31,24 +33,27 @@ static bool inside(const char *root, const char *path)
            (path[n] == '/' || path[n] == 0 || (n == 1 && root[0] == '/'));
 }
 
-static void load_source_file(sw_parse *p, const sw_node *n, sw_source *src)
+/* absolute: a library's file:///path, named explicitly (a Debian module); else the path is
+ * relative to the YAML file and must stay inside the app. */
+static void load_source_file(sw_parse *p, const sw_node *n, sw_source *src, bool absolute)
 {
     const char *rel = n->str + 7;
     if (!*rel) {
         sw_parse_error(p, n, "file:// needs a path relative to the YAML file");
         return;
     }
-    if (rel[0] == '/') {
+    if (rel[0] == '/' && !absolute) {
         sw_parse_error(p, n, "file://%s: the path must be relative to the YAML file", rel);
         return;
     }
     char joined[PATH_MAX], real[PATH_MAX];
-    snprintf(joined, sizeof joined, "%s/%s", p->dir, rel);
+    if (rel[0] == '/') snprintf(joined, sizeof joined, "%s", rel);
+    else snprintf(joined, sizeof joined, "%s/%s", p->dir, rel);
     if (!realpath(joined, real)) {
         sw_parse_error(p, n, "file://%s: %s", rel, strerror(errno));
         return;
     }
-    if (!p->app_root || !inside(p->app_root, real)) {
+    if (rel[0] != '/' && (!p->app_root || !inside(p->app_root, real))) {
         sw_parse_error(p, n, "file://%s resolves outside the app directory", rel);
         return;
     }
@@ -74,7 +79,7 @@ static void parse_source(sw_parse *p, const sw_node *n, void *dst)
         return;
     }
     if (strncmp(n->str, "file://", 7) == 0) {
-        load_source_file(p, n, src);
+        load_source_file(p, n, src, false);
         return;
     }
     if (n->len == 0) {
@@ -84,6 +89,16 @@ static void parse_source(sw_parse *p, const sw_node *n, void *dst)
     src->path = NULL;
     src->text = n->str;
     src->len = n->len;
+}
+
+/* A library's source may also be a module tree, dir://path (lib_tree.c), or a file the
+ * registry names by its absolute path, file:///path. */
+static void parse_library_source(sw_parse *p, const sw_node *n, void *dst)
+{
+    if (sw_node_is_string(n) && strncmp(n->str, "dir://", 6) == 0) sw_lib_tree_load(p, n, dst);
+    else if (sw_node_is_string(n) && strncmp(n->str, "file:///", 8) == 0)
+        load_source_file(p, n, dst, true);
+    else parse_source(p, n, dst);
 }
 
 /* ---- imports ---- */
@@ -96,6 +111,21 @@ static bool lua_identifier(const char *s)
               *s == '_'))
             return false;
     return true;
+}
+
+/* What `require` may name: identifiers joined by dots. */
+static bool module_name(const char *s)
+{
+    char seg[256];
+    for (;;) {
+        size_t n = strcspn(s, ".");
+        if (n == 0 || n >= sizeof seg) return false;
+        memcpy(seg, s, n);
+        seg[n] = 0;
+        if (!lua_identifier(seg)) return false;
+        if (!s[n]) return true;
+        s += n + 1;
+    }
 }
 
 static void parse_imports(sw_parse *p, const sw_node *n, void *dst)
@@ -115,7 +145,8 @@ static void parse_imports(sw_parse *p, const sw_node *n, void *dst)
         bool shadows = false;
         for (const char *const *m = sw_host_module_names; *m; m++)
             shadows |= strcmp(*m, key->str) == 0;
-        if (!lua_identifier(key->str)) sw_parse_error(p, key, "alias must be a Lua identifier");
+        if (!module_name(key->str))
+            sw_parse_error(p, key, "alias must be a Lua identifier or dotted identifiers (a.b)");
         else if (shadows) sw_parse_error(p, key, "alias \"%s\" shadows a host module", key->str);
         sw_parse_ref(p, sw_node_val(n, i), SW_KINDBIT(SW_KIND_LIBRARY_LUA), false, &imp->library);
         sw_path_pop(p, saved);
@@ -172,11 +203,12 @@ static const sw_field library_lua_fields[] = {
      .type = SW_F_CUSTOM,
      .offset = offsetof(sw_library_lua, source),
      .flags = SW_F_REQUIRED,
-     .custom = parse_source},
+     .custom = parse_library_source},
     {.name = "imports",
      .type = SW_F_CUSTOM,
      .offset = offsetof(sw_library_lua, imports),
      .custom = parse_imports},
+    {.name = "module", .type = SW_F_STRING, .offset = offsetof(sw_library_lua, module)},
 };
 static const sw_schema library_lua_schema = {library_lua_fields, N(library_lua_fields)};
 
@@ -401,6 +433,36 @@ static void token_store_defaults(sw_entry *e)
     e->as.token_store.max_tokens = 100000;
 }
 
+/* ---- test.lua ---- */
+
+#define TL(f) offsetof(sw_test_lua, f)
+static const sw_field test_lifecycle_fields[] = {
+    {.name = "security", .type = SW_F_CUSTOM, .offset = 0, .custom = sw_parse_security},
+};
+static const sw_schema test_lifecycle_schema = {test_lifecycle_fields, N(test_lifecycle_fields)};
+
+static const sw_field test_lua_fields[] = {
+    {.name = "source",
+     .type = SW_F_CUSTOM,
+     .offset = TL(process.source),
+     .flags = SW_F_REQUIRED,
+     .custom = parse_source},
+    {.name = "imports",
+     .type = SW_F_CUSTOM,
+     .offset = TL(process.imports),
+     .custom = parse_imports},
+    {.name = "limits", .type = SW_F_OBJECT, .offset = TL(process.limits), .sub = &limits_schema},
+    {.name = "services",
+     .type = SW_F_REFLIST,
+     .offset = TL(services),
+     .kinds = SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP)},
+    {.name = "lifecycle",
+     .type = SW_F_OBJECT,
+     .offset = TL(lifecycle),
+     .sub = &test_lifecycle_schema},
+};
+static const sw_schema test_lua_schema = {test_lua_fields, N(test_lua_fields)};
+
 static const sw_kind_def kinds[] = {
     {"process.lua", SW_KIND_PROCESS_LUA, &process_lua_schema, NULL},
     {"library.lua", SW_KIND_LIBRARY_LUA, &library_lua_schema, NULL},
@@ -418,12 +480,17 @@ static const sw_kind_def kinds[] = {
     {"http.router", SW_KIND_HTTP_ROUTER, &sw_http_router_schema, sw_http_router_defaults},
     {"http.endpoint", SW_KIND_HTTP_ENDPOINT, &sw_http_endpoint_schema, NULL},
     {"security.token_store", SW_KIND_TOKEN_STORE, &token_store_schema, token_store_defaults},
+    {"test.lua", SW_KIND_TEST_LUA, &test_lua_schema, NULL},
 };
 
-const char *const sw_kind_names[] = {
-    "process.lua",     "library.lua",    "process.host",  "process.service",      "service.group",
-    "security.policy", "registry.entry", "function.lua",  "env.variables",        "fs.volume",
-    "http.service",    "http.router",    "http.endpoint", "security.token_store", NULL};
+const char *const sw_kind_names[] = {"process.lua",    "library.lua",
+                                     "process.host",   "process.service",
+                                     "service.group",  "security.policy",
+                                     "registry.entry", "function.lua",
+                                     "env.variables",  "fs.volume",
+                                     "http.service",   "http.router",
+                                     "http.endpoint",  "security.token_store",
+                                     "test.lua",       NULL};
 
 const sw_kind_def *sw_kind_defs(size_t *n)
 {

@@ -13,7 +13,12 @@ set -euo pipefail
 # benchmark's peer installs beside it (Debian's two LuaJIT packages conflict).
 run=(build-essential cmake pkg-config libluajit2-5.1-dev luajit2 libuv1-dev libyaml-dev libpcre2-dev
      libjansson-dev lua-cjson-dev libcurl4-openssl-dev libhttp-parser-dev)
+# `steward test`'s assertions: apps import /usr/share/lua/5.1/luassert and .../say as module
+# trees (docs/operating.md "steward test"; the path is each app's library.lua source).
+run+=(lua-luassert lua-say)
 test=(libcmocka-dev lua-busted python3-jsonschema python3-yaml)
+# Debian's Lua libraries spec/lua/modules_tree_spec.lua loads unchanged inside processes.
+test+=(lua-penlight lua-uri lua-messagepack lua-markdown lua-moses)
 fuzz=(clang libclang-rt-14-dev)
 format=(clang-format)
 

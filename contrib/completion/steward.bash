@@ -15,7 +15,7 @@ _steward()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
-    local commands="run check graph status top start stop restart reload logs init schema help version"
+    local commands="run check graph test status top start stop restart reload logs init schema help version"
 
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -24,7 +24,11 @@ _steward()
     case $prev in
         --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         --log-level) COMPREPLY=($(compgen -W "debug info warn error" -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W "text dot mermaid" -- "$cur")); return ;;
+        --format)
+            if [ "$cmd" = test ]; then COMPREPLY=($(compgen -W "tap junit text" -- "$cur"))
+            else COMPREPLY=($(compgen -W "text dot mermaid" -- "$cur")); fi
+            return ;;
+        --filter) return ;;
         --config|--control) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         -n|--since) return ;;
     esac
@@ -40,6 +44,7 @@ _steward()
                        $(compgen -d -- "$cur")) ;;
         check) COMPREPLY=($(compgen -W "--config --json" -- "$cur") $(compgen -d -- "$cur")) ;;
         graph) COMPREPLY=($(compgen -W "--format --why" -- "$cur") $(compgen -d -- "$cur")) ;;
+        test) COMPREPLY=($(compgen -W "--filter --format" -- "$cur") $(compgen -d -- "$cur")) ;;
         status|start|stop|restart)
             local opts="--control"
             [ "$cmd" = status ] && opts="--json --control"

@@ -31,6 +31,10 @@ static const command_help commands[] = {
      "Print the service dependency graph; text shows start levels, --why the\nfield each edge "
      "comes from.",
      1},
+    {"test", "steward test DIR [--filter PATTERN] [--format tap|junit|text]",
+     "Run the app's test.lua entries, each in a process with the services it lists\nrunning; "
+     "report every test (text, TAP or JUnit XML). Exit 0 when all pass, 1\notherwise.",
+     1},
     {"status", "steward status [ID] [--json] [--control PATH] [DIR]",
      "Ask a running host for the state of its services.", 3},
     {"top", "steward top [--control PATH] [DIR]",
@@ -117,7 +121,8 @@ typedef enum {
     OPT_LINES,
     OPT_FOLLOW,
     OPT_SINCE,
-    OPT_WATCH
+    OPT_WATCH,
+    OPT_FILTER
 } option_id;
 typedef struct option_spec {
     const char *name;
@@ -127,7 +132,8 @@ typedef struct option_spec {
 } option_spec;
 
 static const char *const run_only[] = {"run", NULL};
-static const char *const graph_only[] = {"graph", NULL};
+static const char *const graph_only[] = {"graph", "test", NULL};
+static const char *const test_only[] = {"test", NULL};
 static const char *const reload_only[] = {"reload", NULL};
 static const char *const logs_only[] = {"logs", NULL};
 static const char *const json_commands[] = {"status", "check", "start", "stop", "restart",
@@ -148,6 +154,7 @@ static const option_spec options[] = {
     {"-f", OPT_FOLLOW, false, logs_only},
     {"--since", OPT_SINCE, true, logs_only},
     {"--watch", OPT_WATCH, false, run_only},
+    {"--filter", OPT_FILTER, true, test_only},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -173,6 +180,7 @@ static void set_option(sw_cli *o, option_id id, const char *value)
     case OPT_FOLLOW: o->follow = true; break;
     case OPT_SINCE: o->since = value; break;
     case OPT_WATCH: o->watch = true; break;
+    case OPT_FILTER: o->filter = value; break;
     }
 }
 
@@ -327,8 +335,11 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
         } else if (a[0] == '-' && a[1]) return unknown_option(err, errlen, a);
         else if (positional(o, c, a, err, errlen) != 0) return -1;
     }
-    if (o->format && strcmp(o->format, "text") && strcmp(o->format, "dot") &&
-        strcmp(o->format, "mermaid"))
+    if (o->format && strcmp(c->name, "test") == 0) {
+        if (strcmp(o->format, "text") && strcmp(o->format, "tap") && strcmp(o->format, "junit"))
+            return fail(err, errlen, "unknown test format \"%s\" (tap, junit or text)", o->format);
+    } else if (o->format && strcmp(o->format, "text") && strcmp(o->format, "dot") &&
+               strcmp(o->format, "mermaid"))
         return fail(err, errlen, "unknown graph format \"%s\" (text, dot or mermaid)", o->format);
     if (o->log_format && !is(o->log_format, log_formats))
         return fail(err, errlen, "unknown log format \"%s\" (text or json)", o->log_format);

@@ -11,7 +11,8 @@ typedef struct sw_cli {
         *command; /* run, check, graph, status, start, stop, restart, reload, logs, help, version */
     const char *dir;    /* app directory */
     const char *id;     /* start/stop/restart/status ID, or the help topic */
-    const char *format; /* graph: text | dot | mermaid */
+    const char *format; /* graph: text | dot | mermaid; test: tap | junit | text */
+    const char *filter; /* test --filter: a Lua pattern over "describe ... it" names */
     bool why, json;
     bool all;                  /* reload --all: restart every service (as SIGUSR2) */
     const char *lines, *since; /* logs -n N, --since DURATION (checked) */

@@ -46,7 +46,29 @@ static const char app_yaml[] =
     "  # The client may send to the counter, and nothing else that is guarded.\n"
     "  - name: may_count\n"
     "    kind: security.policy\n"
-    "    policy: { actions: process.send, resources: counter, effect: allow }\n";
+    "    policy: { actions: process.send, resources: counter, effect: allow }\n"
+    "\n"
+    "  # `steward test .` runs tests/counter_test.lua with the counter running. Its assertions\n"
+    "  # are Debian's lua-luassert (and lua-say), imported as module trees.\n"
+    "  - name: counter_test\n"
+    "    kind: test.lua\n"
+    "    source: file://tests/counter_test.lua\n"
+    "    imports: { luassert: luassert }\n"
+    "    services: [ counter ]\n"
+    "  - { name: luassert, kind: library.lua, source: \"dir:///usr/share/lua/5.1/luassert\",\n"
+    "      imports: { say: say } }\n"
+    "  - { name: say, kind: library.lua, source: \"dir:///usr/share/lua/5.1/say\" }\n";
+
+static const char counter_test_lua[] =
+    "-- Run by `steward test .` in a process of its own, with the counter service running.\n"
+    "describe(\"counter\", function()\n"
+    "  it(\"answers each incr with the new count\", function()\n"
+    "    assert.is_true(process.send(\"counter\", \"incr\"))\n"
+    "    assert.are.equal(1, process.inbox():receive():data())\n"
+    "    process.send(\"counter\", \"incr\")\n"
+    "    assert.are.equal(2, process.inbox():receive():data())\n"
+    "  end)\n"
+    "end)\n";
 
 static const char counter_lua[] =
     "-- Counts the \"incr\" messages it gets and answers each with the new count.\n"
@@ -85,6 +107,7 @@ static const char readme_md[] =
     "    steward check .        # validate the registry, compile the Lua\n"
     "    steward graph . --why  # what starts when, and why\n"
     "    steward run .          # run it; Ctrl-C stops it cleanly\n"
+    "    steward test .         # run tests/ with the services they need\n"
     "    steward status         # from another terminal, in this directory\n"
     "\n"
     "`app.yaml` declares two services: `counter` registers its name and is ready (`ready:\n"
@@ -158,10 +181,13 @@ int sw_cmd_init(const sw_cli *cli)
         fprintf(stderr, "steward init: %s exists and is not an empty directory\n", dir);
         return 2;
     }
-    char src[4096];
+    char src[4096], tests[4096];
     snprintf(src, sizeof src, "%s/src", dir);
-    if (make_dir(dir) || make_dir(src) || write_file(dir, "app.yaml", app_yaml) ||
-        write_file(src, "counter.lua", counter_lua) || write_file(src, "client.lua", client_lua) ||
+    snprintf(tests, sizeof tests, "%s/tests", dir);
+    if (make_dir(dir) || make_dir(src) || make_dir(tests) ||
+        write_file(dir, "app.yaml", app_yaml) || write_file(src, "counter.lua", counter_lua) ||
+        write_file(src, "client.lua", client_lua) ||
+        write_file(tests, "counter_test.lua", counter_test_lua) ||
         write_file(dir, "README.md", readme_md) || write_luacheckrc(dir))
         return 1;
     printf("created %s: steward check %s && steward run %s\n", dir, dir, dir);

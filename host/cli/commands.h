@@ -18,6 +18,8 @@ int sw_cmd_schema(const sw_cli *cli);
 /* `steward init DIR`: a small working app in a new or empty directory. */
 int sw_cmd_init(const sw_cli *cli);
 int sw_cmd_run(const sw_cli *cli);
+/* steward test DIR (cmd_test.c). */
+int sw_cmd_test(const sw_cli *cli);
 /* status, start, stop, restart, reload: through a running host's control socket. */
 int sw_cmd_control(const sw_cli *cli);
 /* logs: a running host's log lines, through its control socket. */

@@ -30,6 +30,7 @@ int main(int argc, char **argv)
     if (strcmp(cli.command, "schema") == 0) return sw_cmd_schema(&cli);
     if (strcmp(cli.command, "init") == 0) return sw_cmd_init(&cli);
     if (strcmp(cli.command, "run") == 0) return sw_cmd_run(&cli);
+    if (strcmp(cli.command, "test") == 0) return sw_cmd_test(&cli);
     if (strcmp(cli.command, "logs") == 0) return sw_cmd_logs(&cli);
     return sw_cmd_control(&cli);
 }

@@ -1,7 +1,6 @@
 /* Installing the host modules in a process: each global is opened lazily by the vm on first
- * use (idle processes stay small), wrapped read-only. `require` returns host modules and the
- * process's imports (library.lua entries, run once per process; a library's own imports are
- * visible while its chunk runs). */
+ * use (idle processes stay small), wrapped read-only. `require` and `package` are in
+ * api_require.c. */
 #include "api.h"
 
 #include <stdarg.h>
@@ -108,83 +107,6 @@ static int open_coroutine(lua_State *L)
     return sw_api_readonly(L);
 }
 
-/* ---- require ---- */
-
-/* The imports visible now: those of the library whose chunk is running, else the process's. */
-static const sw_imports *current_imports(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
-    const sw_imports *imps = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return imps ? imps : &sw_proc_of(L)->entry->as.process_lua.imports;
-}
-
-static const sw_entry *find_import(const sw_imports *imps, const char *alias)
-{
-    for (size_t i = 0; i < imps->n; i++)
-        if (strcmp(imps->v[i].alias, alias) == 0) return imps->v[i].library.target;
-    return NULL;
-}
-
-static int load_library(lua_State *L, const sw_entry *lib)
-{
-    char err[512];
-    size_t len;
-    const unsigned char *bc = sw_runtime_code(sw_proc_of(L)->rt, lib, &len, err, sizeof err);
-    if (!bc || sw_vm_load_compiled(sw_vm_of(L), lib->id, bc, len, err, sizeof err) != 0)
-        return luaL_error(L, "require: %s", err);
-    lua_State *main = sw_vm_lua(sw_vm_of(L));
-    lua_xmove(main, L, 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
-    lua_pushlightuserdata(L, (void *)&lib->as.library_lua.imports);
-    lua_setfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
-    lua_insert(L, -2);
-    int rc = lua_pcall(L, 0, 1, 0);
-    lua_pushvalue(L, -2); /* restore the previous scope whatever happened */
-    lua_setfield(L, LUA_REGISTRYINDEX, "steward.import_scope");
-    lua_remove(L, -2);
-    if (rc != 0) return lua_error(L);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_pushboolean(L, 1); /* as Lua's require: a library that returns nothing loads as true */
-    }
-    return 1;
-}
-
-static int api_require(lua_State *L)
-{
-    const char *name = luaL_checkstring(L, 1);
-    for (const char *const *m = sw_host_module_names; *m;
-         m++) { /* the registry's list: one source */
-        if (strcmp(*m, name) == 0) {
-            lua_getglobal(L, name);
-            return 1;
-        }
-    }
-    const sw_entry *lib = find_import(current_imports(L), name);
-    if (!lib) return luaL_error(L, "module '%s' not found: no such host module or import", name);
-    lua_getfield(L, LUA_REGISTRYINDEX, "steward.loaded");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "steward.loaded");
-    }
-    lua_getfield(L, -1, lib->id);
-    if (!lua_isnil(L, -1)) return 1;
-    lua_pop(L, 1);
-    load_library(L, lib);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, lib->id);
-    return 1;
-}
-
-static int open_require(lua_State *L)
-{
-    lua_pushcfunction(L, api_require);
-    return 1;
-}
-
 const sw_vm_lib sw_api_libs[] = {{"process", open_process},
                                  {"channel", open_channel},
                                  {"time", open_time},
@@ -197,12 +119,14 @@ const sw_vm_lib sw_api_libs[] = {{"process", open_process},
                                  {"funcs", open_funcs},
                                  {"http", open_http},
                                  {"coroutine", open_coroutine},
-                                 {"require", open_require},
+                                 {"require", sw_open_require},
                                  {"supervisor", open_supervisor},
                                  {"service", open_service},
                                  {"env", open_env},
                                  {"uuid", open_uuid},
                                  {"io", open_io},
+                                 {"package", sw_open_package},
+                                 {"os", sw_open_os},
                                  {"fs", open_fs},
                                  {"exec", open_exec},
                                  {NULL, NULL}};

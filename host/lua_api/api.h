@@ -51,6 +51,14 @@ int sw_open_service(lua_State *L);
 int sw_open_env(lua_State *L);
 int sw_open_uuid(lua_State *L);
 int sw_open_io(lua_State *L);
+/* The require function and the process's package table (api_require.c; not read-only). */
+int sw_open_require(lua_State *L);
+int sw_open_package(lua_State *L);
+/* sw_runtime_config.test_main for `steward test`: the chunk on top becomes lua/test.lua's
+ * runner around it (api_test.c). */
+int sw_api_test_main(lua_State *L);
+/* Adds os.getenv (env.get's rules) to the vm's os subset passed as argument 1 (api_env.c). */
+int sw_open_os(lua_State *L);
 int sw_open_fs(lua_State *L);
 int sw_open_exec(lua_State *L);
 

@@ -27,6 +27,35 @@ static int env_get(lua_State *L)
     return 2;
 }
 
+/* os.getenv(name): env.get's rules and guard, Lua's shape: the value, or nil (not exposed,
+ * unset without default, or denied). */
+static int os_getenv(lua_State *L)
+{
+    lua_settop(L, 1);
+    env_get(L);
+    lua_settop(L, 2);
+    return 1;
+}
+
+/* Extends the vm's read-only os subset (argument 1, a proxy whose __index is the table) with
+ * getenv; a bare table when there is none (the API docs check opens modules that way). */
+int sw_open_os(lua_State *L)
+{
+    if (!lua_istable(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    } else if (lua_getmetatable(L, 1)) {
+        lua_getfield(L, -1, "__index");
+        lua_remove(L, -2);
+    } else {
+        lua_pushvalue(L, 1);
+    }
+    lua_pushcfunction(L, os_getenv);
+    lua_setfield(L, -2, "getenv");
+    lua_settop(L, lua_istable(L, 1) ? 1 : lua_gettop(L));
+    return 1;
+}
+
 int sw_open_env(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"get", env_get}, {NULL, NULL}};

@@ -108,6 +108,21 @@ static void push_file(lua_State *L, sw_std_stream which, int methods)
     lua_setmetatable(L, -2);
 }
 
+/* io.type(x): "file" for io.stdout / io.stderr, else nil (no file is ever closed). */
+static int io_type(lua_State *L)
+{
+    void *p = lua_touserdata(L, 1);
+    bool file = false;
+    if (p && lua_getmetatable(L, 1)) {
+        lua_pushlightuserdata(L, (void *)&FILE_MT);
+        lua_rawget(L, LUA_REGISTRYINDEX);
+        file = lua_rawequal(L, -1, -2);
+    }
+    if (file) lua_pushliteral(L, "file");
+    else lua_pushnil(L);
+    return 1;
+}
+
 int sw_open_io(lua_State *L)
 {
     lua_createtable(L, 0, 4); /* the module */
@@ -135,6 +150,8 @@ int sw_open_io(lua_State *L)
     lua_setfield(L, methods, "write");
     lua_setfield(L, io, "flush");
     lua_setfield(L, io, "write");
+    lua_pushcfunction(L, io_type);
+    lua_setfield(L, io, "type");
     lua_settop(L, io);
     return 1;
 }

@@ -308,6 +308,11 @@ static int prepare_state(lua_State *L)
     if (!bc && shipped) snprintf(j->err, j->errlen, "no lua/%s.lua in this build", shipped);
     if (!bc || sw_vm_load_compiled(p->vm, p->entry->id, bc, len, j->err, j->errlen) != 0)
         return luaL_error(L, "%s", j->err);
+    if (p->entry->kind == SW_KIND_TEST_LUA && p->rt->test_main) {
+        lua_pushcfunction(L, p->rt->test_main); /* the runner, around the chunk */
+        lua_insert(L, -2);
+        lua_call(L, 1, 1);
+    }
     lua_newtable(L);
     p->timers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_State *co = lua_newthread(L);

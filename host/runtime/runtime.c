@@ -46,25 +46,31 @@ static void code_grow(sw_runtime *rt)
 }
 
 /* "chunkname\0source": what the bytecode is a function of. */
-static char *code_key(const sw_entry *e, size_t *key_len)
+static char *code_key(const char *chunkname, const char *text, size_t len, size_t *key_len)
 {
-    const sw_source *src = sw_entry_source(e);
-    char chunkname[512];
-    sw_entry_chunkname(e, chunkname, sizeof chunkname);
     size_t n = strlen(chunkname) + 1;
-    char *key = malloc(n + src->len);
+    char *key = malloc(n + len);
     if (!key) return NULL;
     memcpy(key, chunkname, n);
-    memcpy(key + n, src->text, src->len);
-    *key_len = n + src->len;
+    if (len) memcpy(key + n, text, len);
+    *key_len = n + len;
     return key;
 }
 
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err,
                                      size_t errlen)
 {
+    const sw_source *src = sw_entry_source(e);
+    char chunkname[512];
+    sw_entry_chunkname(e, chunkname, sizeof chunkname);
+    return sw_runtime_code_text(rt, chunkname, src->text, src->len, len, err, errlen);
+}
+
+const unsigned char *sw_runtime_code_text(sw_runtime *rt, const char *chunkname, const char *text,
+                                          size_t text_len, size_t *len, char *err, size_t errlen)
+{
     size_t key_len;
-    char *key = code_key(e, &key_len);
+    char *key = code_key(chunkname, text, text_len, &key_len);
     if (!key) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -94,6 +100,17 @@ const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *
     return bc;
 }
 
+static void check_text(const sw_entry *e, const char *chunkname, const char *text, size_t len,
+                       sw_diags *diags)
+{
+    char err[512];
+    unsigned char *bc = NULL;
+    size_t bc_len = 0;
+    if (sw_vm_compile(chunkname, text, len, &bc, &bc_len, err, sizeof err) != 0)
+        sw_diags_add(diags, e->file, e->line, e->col, e->id, "source", "%s", err);
+    free(bc);
+}
+
 size_t sw_check_sources(const sw_registry *reg, sw_diags *diags)
 {
     size_t before = diags->n;
@@ -101,13 +118,14 @@ size_t sw_check_sources(const sw_registry *reg, sw_diags *diags)
         const sw_entry *e = reg->entries[i];
         const sw_source *src = sw_entry_source(e);
         if (!src) continue;
-        char chunkname[512], err[512];
-        unsigned char *bc = NULL;
-        size_t len = 0;
+        char chunkname[512];
         sw_entry_chunkname(e, chunkname, sizeof chunkname);
-        if (sw_vm_compile(chunkname, src->text, src->len, &bc, &len, err, sizeof err) != 0)
-            sw_diags_add(diags, e->file, e->line, e->col, e->id, "source", "%s", err);
-        free(bc);
+        if (src->text) check_text(e, chunkname, src->text, src->len, diags);
+        for (size_t k = 0; src->tree && k < src->tree->n; k++) {
+            const sw_tree_file *f = &src->tree->files[k];
+            snprintf(chunkname, sizeof chunkname, "@%s", f->path);
+            check_text(e, chunkname, f->text, f->len, diags);
+        }
     }
     return diags->n - before;
 }
@@ -147,6 +165,7 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
     rt->http_server_main = cfg ? cfg->http_server_main : NULL;
     rt->service_request = cfg ? cfg->service_request : NULL;
     rt->service_request_arg = cfg ? cfg->service_request_arg : NULL;
+    rt->test_main = cfg ? cfg->test_main : NULL;
     rt->visible = cfg ? cfg->visible : NULL;
     if (cfg) rt->limits = cfg->limits;
     sw_limits_resolve(&rt->limits);

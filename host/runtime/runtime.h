@@ -81,6 +81,7 @@ typedef struct sw_runtime {
     sw_guard_fn guard;
     sw_svc_request_fn service_request; /* sw_runtime_config; NULL: no supervisor */
     void *service_request_arg;
+    lua_CFunction test_main;        /* sw_runtime_config */
     lua_CFunction http_server_main; /* sw_runtime_config's */
     sw_limits limits;               /* resolved: every field set */
     sw_vm_budget memory;            /* the cap on every process's heap and queued deliveries */
@@ -110,6 +111,10 @@ typedef struct sw_runtime_config {
      * root; NULL: no supervisor (`run -x`, tests). */
     sw_svc_request_fn service_request;
     void *service_request_arg;
+    /* `steward test`: called with a test.lua's chunk, returns the function its main task
+     * runs first (the test runner around the chunk); NULL: test.lua entries run as plain
+     * chunks. */
+    lua_CFunction test_main;
     /* The guard without its audit event; NULL: guard. */
     sw_guard_fn visible;
     sw_limits limits; /* zero fields: the defaults (proc_limits.h) */
@@ -138,8 +143,11 @@ sw_workers *sw_runtime_pool(sw_runtime *rt, const char *host_id);
  * error. Thread-safe. */
 const unsigned char *sw_runtime_code(sw_runtime *rt, const sw_entry *e, size_t *len, char *err,
                                      size_t errlen);
+/* The same for any text under chunkname (the files of a library's module tree). */
+const unsigned char *sw_runtime_code_text(sw_runtime *rt, const char *chunkname, const char *text,
+                                          size_t text_len, size_t *len, char *err, size_t errlen);
 /* Compiles every Lua source of reg as sw_runtime_code would and adds a load error to diags for
- * each that does not compile (file:line:col of the entry, field "source", Lua's message with
+ * each that does not compile (a library's tree: every file) (file:line:col of the entry, field "source", Lua's message with
  * its own position). The number of errors added (`steward check`). */
 size_t sw_check_sources(const sw_registry *reg, sw_diags *diags);
 

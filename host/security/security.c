@@ -156,6 +156,8 @@ sw_security_set *sw_security_compile(const sw_registry *reg, char *err, size_t e
         const sw_security_ctx *sc = sw_entry_is_service(e) ? sw_security_declared(e, NULL) : NULL;
         if (e->kind == SW_KIND_HTTP_ROUTER && e->as.http_router.lifecycle.security.present)
             sc = &e->as.http_router.lifecycle.security; /* its handlers' identity */
+        if (e->kind == SW_KIND_TEST_LUA && e->as.test_lua.lifecycle.security.present)
+            sc = &e->as.test_lua.lifecycle.security; /* keyed by the test's id (steward test) */
         if (sc) compile_ctx(s, e, sc, chosen);
     }
     free(chosen);

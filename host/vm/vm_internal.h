@@ -90,6 +90,8 @@ void vm_sandbox_open(lua_State *L);
 int vm_compat_os(lua_State *L);
 int vm_compat_debug(lua_State *L);
 int vm_compat_jit(lua_State *L);
+/* Sets the globals getfenv and setfenv, limited to the process's own Lua functions. */
+void vm_compat_base(lua_State *L);
 
 /* For a JIT process: opens the jit library (CPU detection, JIT on), then hides it. */
 void vm_sandbox_jit(lua_State *L);

@@ -153,33 +153,78 @@ static int load_refused(lua_State *L, int msg_idx)
     return 2;
 }
 
-/* Calls the reader at index 1 until it returns nil or "", and pushes the pieces joined; or
- * returns non-0 with an error message on top. Each call runs under lua_pcall, which restores
- * the hook state: LuaJIT's own load calls the reader in an internal protected call that does
- * not, so a kill raised by the hook inside a reader left every hook off for good. */
-static int read_chunk(lua_State *L)
+/* load with a reader function streams it as LuaJIT's load does: the parser asks for a piece
+ * when it needs one, so a reader is not drained past a syntax error. Each call of the reader
+ * runs under lua_pcall, which restores the hook state: LuaJIT's own load calls the reader in
+ * an internal protected call that does not, so a kill raised by the hook inside a reader left
+ * every hook off for good. A reader error ends the stream and is what load returns. */
+#define LOAD_MAX_BYTES ((size_t)64 << 20)
+
+typedef struct reader_state {
+    size_t total;
+    bool first, binary, failed; /* failed: the error message is in slot 5 */
+} reader_state;
+
+static const char *stream_piece(lua_State *L, void *ud, size_t *size)
 {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (;;) {
-        lua_pushvalue(L, 1);
-        if (lua_pcall(L, 0, 1, 0) != 0) {
-            if (vm_dying(sw_vm_of(L)))
-                lua_error(L); /* a kill is not the reader's error to report */
-            return 1;
-        }
-        if (lua_isnil(L, -1) || (lua_isstring(L, -1) && lua_objlen(L, -1) == 0)) {
+    reader_state *r = ud;
+    *size = 0;
+    if (r->failed || r->binary) return NULL;
+    luaL_checkstack(L, 2, "too many nested functions");
+    lua_pushvalue(L, 1);
+    bool raised = lua_pcall(L, 0, 1, 0) != 0;
+    if (raised || (!lua_isnil(L, -1) && !lua_isstring(L, -1))) {
+        if (!raised) { /* the value, not an error: LuaJIT's message, at load's caller */
             lua_pop(L, 1);
-            break;
-        }
-        if (!lua_isstring(L, -1)) {
+            luaL_where(L, 1);
             lua_pushliteral(L, "reader function must return a string");
-            return 1;
+            lua_concat(L, 2);
         }
-        luaL_addvalue(&b);
+        r->failed = true;
+        lua_replace(L, 5);
+        return NULL;
     }
-    luaL_pushresult(&b);
-    return 0;
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_replace(L, 5); /* anchored until the next call, as LuaJIT's reader does */
+    const char *s = lua_tolstring(L, 5, size);
+    if (r->first && *size > 0) {
+        r->first = false;
+        if (s[0] == '\033') r->binary = true;
+    }
+    if (r->binary || (r->total += *size) > LOAD_MAX_BYTES) {
+        if (!r->binary) {
+            lua_pushliteral(L, "chunk too large (over 64 MB from the reader)");
+            lua_replace(L, 5);
+            r->failed = true;
+        }
+        *size = 0;
+        return NULL;
+    }
+    return s;
+}
+
+/* Pushes the function loaded from the reader at index 1, or returns non-0 with the error
+ * message on top. */
+static int load_stream(lua_State *L, const char *name)
+{
+    reader_state r = {.first = true};
+    lua_settop(L, 5);
+    int rc = lua_load(L, stream_piece, &r, name);
+    if (vm_dying(sw_vm_of(L))) lua_error(L); /* a kill is not the reader's error to report */
+    if (r.binary) {
+        if (rc == 0) lua_pop(L, 1);
+        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
+        return 1;
+    }
+    if (r.failed) {
+        if (rc == 0) lua_pop(L, 1);
+        lua_pushvalue(L, 5);
+        return 1;
+    }
+    return rc;
 }
 
 /* load(chunk [, chunkname [, mode [, env]]]) and loadstring: text only, whatever mode says
@@ -191,18 +236,16 @@ static int sb_load(lua_State *L)
     lua_settop(L, 4);
     vm_cstack_check(L);
     if (lua_type(L, 1) == LUA_TFUNCTION) {
-        if (read_chunk(L) != 0) return load_refused(L, -1);
-        s = lua_tolstring(L, -1, &len);
-        name = luaL_optstring(L, 2, "=(load)");
+        if (load_stream(L, luaL_optstring(L, 2, "=(load)")) != 0) return load_refused(L, -1);
     } else {
         s = luaL_checklstring(L, 1, &len);
         name = luaL_optstring(L, 2, s);
+        if (len > 0 && s[0] == '\033') {
+            lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
+            return load_refused(L, -1);
+        }
+        if (luaL_loadbufferx(L, s, len, name, "t") != 0) return load_refused(L, -1);
     }
-    if (len > 0 && s[0] == '\033') {
-        lua_pushliteral(L, "attempt to load a binary chunk (binary chunks are not allowed)");
-        return load_refused(L, -1);
-    }
-    if (luaL_loadbufferx(L, s, len, name, "t") != 0) return load_refused(L, -1);
     if (lua_istable(L, 4)) {
         lua_pushvalue(L, 4);
         lua_setfenv(L, -2);
@@ -443,6 +486,7 @@ void vm_sandbox_open(lua_State *L)
     sandbox_base(L);
     vm_builtins_base(L);
     sandbox_xpcall(L);
+    vm_compat_base(L);
     lua_pushcfunction(L, sb_load);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "load");

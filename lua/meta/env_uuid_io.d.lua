@@ -76,3 +76,8 @@ function io.write(...) end
 ---@return steward.IoFile|nil
 ---@return string? err
 function io.flush() end
+
+---"file" for io.stdout and io.stderr, else nil (what libraries such as luassert ask).
+---@param x any
+---@return "file"|nil
+function io.type(x) end

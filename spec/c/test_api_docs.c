@@ -77,6 +77,7 @@ static void collect(lua_State *L, const char *module, names *ns, int depth)
             if (t == LUA_TTABLE && depth == 0) {
                 char sub[128];
                 snprintf(sub, sizeof sub, "%s.%s", module, key);
+                lua_pushvalue(L, -1); /* collect pops what it walks: keep the value for next */
                 collect(L, sub, ns, 1);
             }
         }
@@ -85,11 +86,12 @@ static void collect(lua_State *L, const char *module, names *ns, int depth)
     lua_pop(L, 1);
 }
 
-/* The modules checked here: not `require` and `coroutine`, which extend Lua's own (their
- * additions are in docs/lua-api.md "require and imports" and "coroutine.spawn"). */
+/* The modules checked here: not `require`, `coroutine` and `os`, which extend Lua's own (their
+ * additions are in docs/lua-api.md "require and imports", "coroutine.spawn" and "The sandbox"). */
 static bool checked(const char *module)
 {
-    return strcmp(module, "require") != 0 && strcmp(module, "coroutine") != 0;
+    return strcmp(module, "require") != 0 && strcmp(module, "coroutine") != 0 &&
+           strcmp(module, "os") != 0;
 }
 
 /* A state with every host module opened as a process opens it, each a global. */

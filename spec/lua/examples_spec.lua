@@ -34,6 +34,13 @@ describe("examples", function()
     end)
   end)
 
+  it("ping-pong: steward test runs pong's tests with pong running", function()
+    local r = h.run("test", "examples/ping-pong", "--format", "tap")
+    assert.are.equal(0, r.code, r.stdout .. r.stderr)
+    assert.are.equal("ok 1 - app:pong_test: pong answers a ping with a pong carrying the same payload\n" ..
+                     "ok 2 - app:pong_test: pong answers pings in the order they were sent\n1..2\n", r.stdout)
+  end)
+
   it("worker-pool: a crashed worker's job is retried and every job is done", function()
     example("worker-pool", function(host)
       local done = log_of(host, "app:pool", "all jobs done")

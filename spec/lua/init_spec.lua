@@ -18,8 +18,11 @@ describe("steward init", function()
     local dir = scratch() .. "/myapp"
     local r = h.run("init", dir)
     assert.are.equal(0, r.code, r.stderr)
-    assert.are.same({ ".luacheckrc", "README.md", "app.yaml", "src" }, h.list(dir))
+    assert.are.same({ ".luacheckrc", "README.md", "app.yaml", "src", "tests" }, h.list(dir))
     assert.are.equal(0, h.run("check", dir).code)
+    local t = h.run("test", dir, "--format", "tap") -- its test, with the counter running
+    assert.are.equal(0, t.code, t.stdout .. t.stderr)
+    assert.are.equal("ok 1 - app:counter_test: counter answers each incr with the new count\n1..1\n", t.stdout)
     assert.truthy(h.read(dir .. "/.luacheckrc"):find('"process", "channel", "time"', 1, true))
     hh.with_app("init", function(host)
       host:wait("two counts", function(ev) return #hh.logs(ev, "app:client", "counted") >= 2 end)

@@ -135,7 +135,7 @@ describe("require", function()
       "library's own import\tfalse",
       "once\ttrue\t1",
       "host modules\ttrue\ttrue\ttrue\ttrue\ttrue\ttrue",
-      "the library's import is not ours\tfalse\tmodule 'fmt' not found: no such host module or import",
+      "the library's import is in package.loaded\ttable\ttrue",
       "unknown\tfalse\tmodule 'nope' not found: no such host module or import",
       "by id\tfalse\tmodule 'mods:greeter' not found: no such host module or import",
       "not a string\tfalse\tbad argument #1 to '?' (string expected, got no value)",

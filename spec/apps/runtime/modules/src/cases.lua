@@ -113,7 +113,8 @@ function cases.require()
   print("once", rawequal(cfgs, require("cfgs")), cfgs.loads())
   print("host modules", require("time") == time, require("json") == json, require("channel") == channel,
         require("process") == process, require("coroutine") == coroutine, require("string") == string)
-  print("the library's import is not ours", pcall(require, "fmt"))
+  -- package.loaded is the process's, keyed by name as in Lua: what the library loaded is there
+  print("the library's import is in package.loaded", type(require("fmt")), package.loaded.fmt == require("fmt"))
   print("unknown", pcall(require, "nope"))
   print("by id", pcall(require, "mods:greeter"))
   print("not a string", pcall(require))

@@ -2,8 +2,12 @@
 local cases = {}
 
 function cases.globals() -- S1, S4
-  print("S1", io.open, io.popen, io.lines, io.read, package, ffi) -- io: stdout and stderr only
-  print("S4", getfenv, setfenv, dofile, loadfile, newproxy)
+  -- io: stdout and stderr only; package: loaded, preload and no search path
+  print("S1", io.open, io.popen, io.lines, io.read, package.loadlib, package.searchpath, package.loaders, ffi)
+  -- getfenv/setfenv: only on the process's own Lua functions (sandbox_compat)
+  local ok1, err1 = pcall(getfenv, print)
+  local ok2, err2 = pcall(setfenv, 0, {})
+  print("S4", ok1, err1, ok2, err2, dofile, loadfile, newproxy)
   print("raw", rawget(_G, "os"), rawget(_G, "debug"), rawget(_G, "module"), rawget(_G, "gcinfo"))
   -- os, debug and jit are safe subsets (read-only proxies: probe by name)
   local probes = {
@@ -74,7 +78,7 @@ end
 function cases.require() -- S15
   for _, name in ipairs { "os", "ffi", "../../etc/passwd", "io.open", "debug", "jit", "package", "jit.opt", "string.dump" } do
     local ok, err = pcall(require, name)
-    print(name, ok, err)
+    print(name, ok, ok and type(err) or err)
   end
 end
 

@@ -1,0 +1,1 @@
+return { b = require("cyc.b") }

@@ -1,0 +1,1 @@
+return { c = require("cyc.c") }

@@ -1,0 +1,1 @@
+describe("never runs", function() it("needs crash", function() end) end)

@@ -1,0 +1,20 @@
+local function call(topic, payload)
+  payload.reply = process.pid()
+  assert.is_true(process.send("kv", topic, payload))
+  local msg = process.inbox():receive()
+  return msg:data()
+end
+
+describe("kv", function()
+  it("stores and returns values", function()
+    assert.is_true(call("put", { key = "a", value = { 1, 2 } }))
+    assert.are.same({ 1, 2 }, call("get", { key = "a" }))
+    assert.is_nil(call("get", { key = "b" }))
+  end)
+
+  it("tells audit about each put (its dependency is running)", function()
+    call("put", { key = "c", value = 3 })
+    process.send("audit", "count", process.pid())
+    assert.are.equal(2, process.inbox():receive():data())
+  end)
+end)
