@@ -246,6 +246,32 @@ static void print_table(const json_t *services)
     free(cells);
 }
 
+/* The services by group, under the table: "app:workers: app:worker_a running, app:worker_b
+ * failed", one line a group in the order they first appear; nothing without groups. */
+static void print_groups(const json_t *services)
+{
+    size_t n = list_size(services);
+    const char **seen = calloc(n ? n : 1, sizeof *seen);
+    size_t n_seen = 0;
+    for (size_t i = 0; seen && i < n; i++) {
+        const char *g = str(json_array_get(services, i), "group");
+        bool known = !g;
+        for (size_t k = 0; !known && k < n_seen; k++) known = strcmp(seen[k], g) == 0;
+        if (known) continue;
+        seen[n_seen++] = g;
+        printf("%s%s:", n_seen == 1 ? "\ngroups:\n  " : "  ", g);
+        for (size_t j = i, first = 1; j < n; j++) {
+            const json_t *v = json_array_get(services, j);
+            const char *gj = str(v, "group");
+            if (!gj || strcmp(gj, g) != 0) continue;
+            printf("%s%s %s", first ? " " : ", ", str_or(v, "id", "?"), str_or(v, "state", "?"));
+            first = 0;
+        }
+        printf("\n");
+    }
+    free(seen);
+}
+
 /* "6 services: 5 running, 1 failed; host pid 42, up 3m05s" (states in the order they appear). */
 static void print_summary(const json_t *root)
 {
@@ -327,6 +353,7 @@ static int status(const sw_cli *cli)
     else if (cli->id) print_service(json_object_get(r, "service"));
     else {
         print_table(json_object_get(r, "services"));
+        print_groups(json_object_get(r, "services"));
         print_summary(r);
     }
     if (code == 0 && cli->id) {

@@ -97,6 +97,8 @@ describe("steward status", function()
       assert.is_nil(by["app:loner"].group)
       local r = host:ctl("status")
       assert.truthy(r.stdout:find("app:member .* app:team%s+%-\n"), r.stdout)
+      -- and lists each group's services under the table
+      assert.truthy(r.stdout:find("\ngroups:\n  app:team: app:member %a+, app:second %a+\n"), r.stdout)
       host:stop()
     end)
   end)
