@@ -255,4 +255,42 @@ function cases.example(addr)
   print("miss", r.status, json.decode(r.body).error)
 end
 
+-- Authenticated endpoints (spec/apps/http_auth/app): tokens from /mint, then requests with
+-- each, with none, with bad ones; each line: tag, status, actor, may delete, challenge.
+function cases.auth(addr)
+  local function mint(query) return fetch(addr, "POST", "/mint?" .. query).body end
+  local function call(tag, method, path, headers)
+    local r = fetch(addr, method, path .. "?tag=" .. tag, headers)
+    local b = r.status == 401 and { actor = r.body:gsub("\n", "") } or json.decode(r.body)
+    print(tag, r.status, b.actor, tostring(b.delete), r.headers["www-authenticate"] or "-")
+  end
+  local function bearer(t) return { authorization = "Bearer " .. t } end
+  local admin, user = mint("user=alice&group=admins"), mint("user=bob&group=users")
+  print("tokens", #admin, #user, admin ~= user)
+  call("admin", "DELETE", "/api/orders", bearer(admin))
+  call("user", "DELETE", "/api/orders", bearer(user))
+  call("none", "DELETE", "/api/orders")
+  call("unknown", "DELETE", "/api/orders", bearer(("A"):rep(32)))
+  call("malformed", "DELETE", "/api/orders", bearer("not a token"))
+  call("basic", "DELETE", "/api/orders", { authorization = "Basic " .. admin })
+  call("bare", "DELETE", "/api/orders", { authorization = admin })
+  call("lower", "DELETE", "/api/orders", { authorization = "bearer   " .. admin .. " " })
+  local short = mint("user=carol&group=admins&ttl=300ms")
+  call("fresh", "DELETE", "/api/orders", bearer(short))
+  time.sleep("600ms")
+  call("expired", "DELETE", "/api/orders", bearer(short))
+  local gone = mint("user=dave&group=admins")
+  call("live", "DELETE", "/api/orders", bearer(gone))
+  print("revoke", mint("revoke=" .. gone))
+  call("revoked", "DELETE", "/api/orders", bearer(gone))
+  call("opt_none", "GET", "/api/optional")
+  call("opt_user", "GET", "/api/optional", bearer(user))
+  call("opt_admin", "GET", "/api/optional", bearer(admin))
+  call("opt_bad", "GET", "/api/optional", bearer(("B"):rep(32)))
+  call("open", "GET", "/open/who", bearer(admin))
+  call("key_none", "GET", "/open/keyed")
+  call("key_admin", "GET", "/open/keyed", { ["x-api-key"] = admin })
+  call("key_bearer", "GET", "/open/keyed", { ["x-api-key"] = "Bearer " .. admin })
+end
+
 return function(case, ...) return cases[case](...) end
