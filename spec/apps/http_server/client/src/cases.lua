@@ -256,8 +256,9 @@ function cases.example(addr)
 end
 
 -- Authenticated endpoints (spec/apps/http_auth/app): tokens from /mint, then requests with
--- each, with none, with bad ones; each line: tag, status, actor, may delete, challenge.
-function cases.auth(addr)
+-- each, with none, with bad ones; each line: tag, status, actor, may delete, challenge. One
+-- token lives ttl_ms.
+function cases.auth(addr, ttl_ms)
   local function mint(query) return fetch(addr, "POST", "/mint?" .. query).body end
   local function call(tag, method, path, headers)
     local r = fetch(addr, method, path .. "?tag=" .. tag, headers)
@@ -275,9 +276,9 @@ function cases.auth(addr)
   call("basic", "DELETE", "/api/orders", { authorization = "Basic " .. admin })
   call("bare", "DELETE", "/api/orders", { authorization = admin })
   call("lower", "DELETE", "/api/orders", { authorization = "bearer   " .. admin .. " " })
-  local short = mint("user=carol&group=admins&ttl=300ms")
+  local short = mint("user=carol&group=admins&ttl=" .. ttl_ms .. "ms")
   call("fresh", "DELETE", "/api/orders", bearer(short))
-  time.sleep("600ms")
+  time.sleep(2 * tonumber(ttl_ms) / 1000)
   call("expired", "DELETE", "/api/orders", bearer(short))
   local gone = mint("user=dave&group=admins")
   call("live", "DELETE", "/api/orders", bearer(gone))
@@ -291,6 +292,16 @@ function cases.auth(addr)
   call("key_none", "GET", "/open/keyed")
   call("key_admin", "GET", "/open/keyed", { ["x-api-key"] = admin })
   call("key_bearer", "GET", "/open/keyed", { ["x-api-key"] = "Bearer " .. admin })
+end
+
+-- n requests with a bad token to one endpoint of spec/apps/http_auth/app: their statuses.
+function cases.auth_storm(addr, n)
+  local count = {}
+  for i = 1, tonumber(n) do
+    local r = fetch(addr, "GET", "/open/keyed?tag=storm" .. i, { ["x-api-key"] = ("C"):rep(32) })
+    count[r.status] = (count[r.status] or 0) + 1
+  end
+  for status, k in pairs(count) do print(status, k) end
 end
 
 return function(case, ...) return cases[case](...) end
