@@ -304,4 +304,31 @@ function cases.auth_storm(addr, n)
   for status, k in pairs(count) do print(status, k) end
 end
 
+-- examples/secured-api: log in as alice (admin) and bob (customer), list, delete, none, logout.
+function cases.secured(addr)
+  local function login(user)
+    local r = fetch(addr, "POST", "/login", { ["content-type"] = "application/json" },
+                    json.encode({ user = user }))
+    return r.status, json.decode(r.body)
+  end
+  local function call(name, method, path, token)
+    local r = fetch(addr, method, path, token and { authorization = "Bearer " .. token })
+    local b = r.status == 401 and {} or json.decode(r.body)
+    print(name, r.status, b.user or b.by or b.logged_out or b.error or r.headers["www-authenticate"],
+          b.orders and #b.orders or b.deleted or tostring(b.revoked))
+  end
+  local _, alice = login("alice")
+  local _, bob = login("bob")
+  print("login", alice.user, alice.role, bob.user, bob.role, #alice.token)
+  local status, body = login("mallory")
+  print("unknown", status, body.error)
+  call("list bob", "GET", "/api/orders", bob.token)
+  call("delete alice", "DELETE", "/api/orders/1", alice.token)
+  call("delete bob", "DELETE", "/api/orders/1", bob.token)
+  call("no token", "GET", "/api/orders")
+  call("logout bob", "POST", "/api/logout", bob.token)
+  call("after logout", "GET", "/api/orders", bob.token)
+  call("alice still", "GET", "/api/orders", alice.token)
+end
+
 return function(case, ...) return cases[case](...) end
