@@ -1,8 +1,8 @@
 /* The HTTP server's kinds (docs/registry.md "http.service"): http.service (a service whose
  * process is the host's server; its lifecycle is any service's), http.router (a prefix, the
  * identity of its handlers, its requests' auth) and http.endpoint (method, path pattern,
- * function, auth). Paths and
- * listen addresses are checked here, so a mistake is reported with its place at load. */
+ * function, auth). Paths, listen addresses and auth headers are checked here, so a mistake is
+ * reported with its place at load. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +248,7 @@ static const sw_field http_router_fields[] = {
     {.name = "auth",
      .type = SW_F_CUSTOM,
      .offset = offsetof(sw_http_router, auth),
+     .sub = &http_auth_schema,
      .custom = parse_auth},
 };
 const sw_schema sw_http_router_schema = {http_router_fields, N(http_router_fields)};
@@ -280,6 +281,7 @@ static const sw_field http_endpoint_fields[] = {
     {.name = "auth",
      .type = SW_F_CUSTOM,
      .offset = offsetof(sw_http_endpoint, auth),
+     .sub = &http_auth_schema,
      .custom = parse_auth},
 };
 const sw_schema sw_http_endpoint_schema = {http_endpoint_fields, N(http_endpoint_fields)};
