@@ -32,6 +32,10 @@ describe("examples/secured-api", function()
     local dir = copy()
     local ok, err = pcall(function()
       assert.are.equal(0, h.run("check", dir).code)
+      local graph = h.run("graph", dir, "--why").stdout
+      assert.matches("route GET /api/orders -> shop:list_orders  (shop:get_orders via router shop:api, auth shop:sessions)",
+                     graph, 1, true)
+      assert.matches("route POST /login -> shop:login  (shop:post_login via router shop:public)\n", graph, 1, true)
       hh.with_app("secured-api", function(host)
         local addr = host:wait("listening", function(events)
           for _, e in ipairs(events) do
