@@ -87,7 +87,7 @@ typedef struct sw_process_host {
 } sw_process_host;
 
 typedef enum { SW_RESTART_ON_FAILURE, SW_RESTART_ALWAYS, SW_RESTART_NEVER } sw_restart_policy;
-typedef enum { SW_READY_SPAWN, SW_READY_NOTIFY } sw_ready_mode;
+typedef enum { SW_READY_SPAWN, SW_READY_NOTIFY, SW_READY_HEALTH } sw_ready_mode;
 typedef enum { SW_ONE_FOR_ONE, SW_ONE_FOR_ALL, SW_REST_FOR_ONE } sw_strategy;
 
 typedef struct sw_restart {
@@ -118,8 +118,14 @@ typedef struct sw_lifecycle {
     sw_reflist depends_on; /* `requires` is an alias */
     sw_restart restart;
     sw_security_ctx security;
-    sw_ref validate; /* a process.lua run with (new_config, old_config) before a reload
+    sw_ref validate;     /* a process.lua run with (new_config, old_config) before a reload
                           applies a change of the service; id NULL: none */
+    int64_t watchdog_ns; /* service.alive() at least this often once running; 0: no watchdog */
+    struct {             /* docs/supervision.md "Health checks" */
+        sw_ref check;    /* a function.lua run with the service's config; id NULL: none */
+        int64_t interval_ns, timeout_ns, start_period_ns;
+        int64_t failures; /* consecutive failed checks that restart the service */
+    } health;
 } sw_lifecycle;
 
 typedef struct sw_service {

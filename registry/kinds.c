@@ -192,7 +192,7 @@ static const sw_schema host_schema = {host_fields, N(host_fields)};
 /* ---- lifecycle ---- */
 
 static const char *const restart_policies[] = {"on_failure", "always", "never", NULL};
-static const char *const ready_modes[] = {"spawn", "notify", NULL};
+static const char *const ready_modes[] = {"spawn", "notify", "health", NULL};
 static const char *const strategies[] = {"one_for_one", "one_for_all", "rest_for_one", NULL};
 
 #define RS(f) offsetof(sw_restart, f)
@@ -254,6 +254,20 @@ static const sw_schema lifecycle_limits_schema = {lifecycle_limits_fields,
     (SW_KINDBIT(SW_KIND_SERVICE) | SW_KINDBIT(SW_KIND_GROUP) | SW_KINDBIT(SW_KIND_DATA) | \
      SW_KINDBIT(SW_KIND_PROCESS_LUA) | SW_KINDBIT(SW_KIND_LIBRARY_LUA) |                  \
      SW_KINDBIT(SW_KIND_FUNCTION_LUA) | SW_KINDBIT(SW_KIND_HTTP_SERVICE))
+#define HC(f) offsetof(sw_lifecycle, health.f) - offsetof(sw_lifecycle, health)
+static const sw_field health_fields[] = {
+    {.name = "check",
+     .type = SW_F_REF,
+     .offset = HC(check),
+     .flags = SW_F_REQUIRED,
+     .kinds = SW_KINDBIT(SW_KIND_FUNCTION_LUA)},
+    {.name = "interval", .type = SW_F_DURATION, .offset = HC(interval_ns), .flags = SW_F_POSITIVE},
+    {.name = "timeout", .type = SW_F_DURATION, .offset = HC(timeout_ns), .flags = SW_F_POSITIVE},
+    {.name = "failures", .type = SW_F_INT, .offset = HC(failures), .min = 1, .max = 1e9},
+    {.name = "start_period", .type = SW_F_DURATION, .offset = HC(start_period_ns)},
+};
+static const sw_schema health_schema = {health_fields, N(health_fields)};
+
 #define LC(f) offsetof(sw_lifecycle, f)
 static const sw_field lifecycle_fields[] = {
     {.name = "auto_start", .type = SW_F_BOOL, .offset = LC(auto_start)},
@@ -273,6 +287,8 @@ static const sw_field lifecycle_fields[] = {
      .type = SW_F_REF,
      .offset = LC(validate),
      .kinds = SW_KINDBIT(SW_KIND_PROCESS_LUA)},
+    {.name = "watchdog", .type = SW_F_DURATION, .offset = LC(watchdog_ns)},
+    {.name = "health", .type = SW_F_OBJECT, .offset = LC(health), .sub = &health_schema},
 };
 const sw_schema sw_lifecycle_schema = {lifecycle_fields, N(lifecycle_fields)};
 
@@ -289,6 +305,9 @@ void sw_lifecycle_defaults(sw_lifecycle *lc)
     lc->restart.backoff_factor = 2.0;
     lc->restart.jitter = 0.1;
     lc->restart.max_attempts = 0;
+    lc->health.interval_ns = 10 * SW_NS_PER_S;
+    lc->health.timeout_ns = 2 * SW_NS_PER_S;
+    lc->health.failures = 3;
 }
 
 /* ---- process.service / service.group ---- */

@@ -378,6 +378,7 @@ static void finish(loader *L)
 {
     sw_loader_resolve_refs(L);
     sw_loader_check_groups(L);
+    sw_loader_check_liveness(L);
     sw_loader_index_env(L);
     /* The graph is built even after other errors (unresolved references are left out), so a
      * cycle is reported together with everything else. */

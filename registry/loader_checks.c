@@ -116,6 +116,42 @@ static bool group_loop(const sw_entry *g, const sw_entry *child, char *msg, size
     return true;
 }
 
+/* The node of lifecycle.KEY in entry e as written (for an error's position), else e's. */
+static const sw_node *lifecycle_node(const sw_entry *e, const char *key)
+{
+    const sw_node *lc = e->node ? sw_node_get(e->node, "lifecycle") : NULL;
+    const sw_node *n = lc && lc->type == SW_NODE_MAP ? sw_node_get(lc, key) : NULL;
+    return n ? n : e->node;
+}
+
+/* Liveness (docs/supervision.md "Watchdog", "Health checks") is a service's: a group has no
+ * process to ping or check; `ready: health` needs a check to pass. */
+void sw_loader_check_liveness(loader *L)
+{
+    for (size_t i = 0; i < L->r->n_entries; i++) {
+        const sw_entry *e = L->r->entries[i];
+        if (e->kind == SW_KIND_GROUP) {
+            const sw_lifecycle *lc = &e->as.group.lifecycle;
+            if (lc->watchdog_ns)
+                sw_loader_error_at(
+                    L, e->file, lifecycle_node(e, "watchdog"), e->id, "lifecycle.watchdog",
+                    "a group has no process to watch: give watchdog to its services");
+            if (lc->health.check.id)
+                sw_loader_error_at(L, e->file, lifecycle_node(e, "health"), e->id,
+                                   "lifecycle.health",
+                                   "a group has no process to check: give health to its services");
+            if (lc->ready == SW_READY_HEALTH)
+                sw_loader_error_at(L, e->file, lifecycle_node(e, "ready"), e->id, "lifecycle.ready",
+                                   "a group has no readiness of its own");
+        } else if (e->kind == SW_KIND_SERVICE) {
+            const sw_lifecycle *lc = &e->as.service.lifecycle;
+            if (lc->ready == SW_READY_HEALTH && !lc->health.check.id)
+                sw_loader_error_at(L, e->file, lifecycle_node(e, "ready"), e->id, "lifecycle.ready",
+                                   "ready: health needs lifecycle.health with a check");
+        }
+    }
+}
+
 /* A service or group belongs to at most one group; a group may not contain itself. Parents are
  * set only when neither applies, so parent chains always end (the graph relies on it). */
 void sw_loader_check_groups(loader *L)

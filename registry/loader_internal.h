@@ -25,6 +25,8 @@ void sw_loader_error_at(loader *L, const char *file, const sw_node *n, const cha
 void sw_loader_resolve_refs(loader *L);
 /* Checks the service.group trees: no loops, no child in two groups. */
 void sw_loader_check_groups(loader *L);
+/* Checks watchdog, health and ready: health (services only; health needs a check). */
+void sw_loader_check_liveness(loader *L);
 /* Indexes the variables of every env.variables entry (env_vars.c); a default given twice is an
  * error. */
 void sw_loader_index_env(loader *L);

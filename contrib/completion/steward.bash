@@ -36,7 +36,7 @@ _steward()
     case $cmd in
         run)
             if [ "$prev" = "-x" ]; then return; fi
-            COMPREPLY=($(compgen -W "-x --config --log-format --log-level" -- "$cur")
+            COMPREPLY=($(compgen -W "-x --config --log-format --log-level --watch" -- "$cur")
                        $(compgen -d -- "$cur")) ;;
         check) COMPREPLY=($(compgen -W "--config --json" -- "$cur") $(compgen -d -- "$cur")) ;;
         graph) COMPREPLY=($(compgen -W "--format --why" -- "$cur") $(compgen -d -- "$cur")) ;;

@@ -18,9 +18,9 @@ typedef struct command_help {
 } command_help;
 
 static const command_help commands[] = {
-    {"run", "steward run DIR [-x ID [ARGS...]]",
+    {"run", "steward run DIR [--watch] [-x ID [ARGS...]]",
      "Run the app in the foreground, or with -x run one process.lua to completion\nand exit with "
-     "its code.",
+     "its code. --watch reloads when a YAML or Lua file under DIR changes.",
      1},
     {"check", "steward check DIR [--config FILE] [--json]",
      "Validate the registry, compile every Lua source and, with --config, the host\nconfig; print "
@@ -81,6 +81,7 @@ void sw_cli_usage(const char *command, bool to_stderr)
     fprintf(out, "\nOptions (after the command):\n"
                  "  --log-format text|json   run: log format (default text)\n"
                  "  --log-level LEVEL        run: debug, info, warn or error (default info)\n"
+                 "  --watch                  run: reload when a YAML or Lua file changes\n"
                  "  --config FILE            host configuration (YAML); not for graph\n"
                  "  --control PATH           control socket of a running host\n"
                  "  --help, --version\n");
@@ -115,7 +116,8 @@ typedef enum {
     OPT_ALL,
     OPT_LINES,
     OPT_FOLLOW,
-    OPT_SINCE
+    OPT_SINCE,
+    OPT_WATCH
 } option_id;
 typedef struct option_spec {
     const char *name;
@@ -145,6 +147,7 @@ static const option_spec options[] = {
     {"-n", OPT_LINES, true, logs_only},
     {"-f", OPT_FOLLOW, false, logs_only},
     {"--since", OPT_SINCE, true, logs_only},
+    {"--watch", OPT_WATCH, false, run_only},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -169,6 +172,7 @@ static void set_option(sw_cli *o, option_id id, const char *value)
     case OPT_LINES: o->lines = value; break;
     case OPT_FOLLOW: o->follow = true; break;
     case OPT_SINCE: o->since = value; break;
+    case OPT_WATCH: o->watch = true; break;
     }
 }
 
@@ -336,6 +340,8 @@ int sw_cli_parse(int argc, char **argv, sw_cli *o, char *err, size_t errlen)
         strcmp(c->name, "top") != 0)
         return fail(err, errlen, "%s needs an app directory", c->name);
     if (c->positionals == 2 && !o->id) return fail(err, errlen, "%s needs a service id", c->name);
+    if (o->watch && o->exec_id)
+        return fail(err, errlen, "%s", "--watch reloads an app: it does not apply to -x");
     if (strcmp(c->name, "help") == 0 && o->id && !find_command(o->id))
         return fail(err, errlen, "no help for \"%s\": unknown command", o->id);
     return 0;

@@ -16,6 +16,7 @@ typedef struct sw_cli {
     bool all;                  /* reload --all: restart every service (as SIGUSR2) */
     const char *lines, *since; /* logs -n N, --since DURATION (checked) */
     bool follow;               /* logs -f */
+    bool watch;                /* run --watch: reload when a YAML or Lua file under dir changes */
     const char *log_format, *log_level, *config, *control;
     const char *exec_id; /* run -x ID */
     int exec_argc;

@@ -162,12 +162,33 @@ enum {
     C_RETRY,
     C_REASON,
     C_GROUP,
+    C_HEALTH,
     N_COLS
 };
 static const char *const headers[N_COLS] = {"ID",         "STATE",  "PID",    "UPTIME",   "PROCS",
                                             "MEMORY",     "CPU",    "QUEUED", "RESTARTS", "ATTEMPT",
-                                            "NEXT RETRY", "REASON", "GROUP"};
+                                            "NEXT RETRY", "REASON", "GROUP",  "HEALTH"};
 #define REASON_MAX 60
+
+/* Liveness in a few words: "healthy", "unhealthy (2/3)", "alive 1.2s ago", both, or "-". */
+static void liveness(const json_t *svc, char *out, size_t size)
+{
+    const json_t *h = json_object_get(svc, "health");
+    const char *st = json_is_object(h) ? str(h, "state") : NULL;
+    size_t len = 0;
+    out[0] = 0;
+    if (st && strcmp(st, "unhealthy") == 0)
+        len = (size_t)snprintf(out, size, "unhealthy (%.0f/%.0f)", num(h, "failures", 0),
+                               num(h, "of", 0));
+    else if (st) len = (size_t)snprintf(out, size, "%s", st);
+    double age = num(svc, "last_alive", -1);
+    if (age >= 0 && len < size) {
+        char d[32];
+        duration(d, sizeof d, age);
+        snprintf(out + len, size - len, "%salive %s ago", len ? ", " : "", d);
+    }
+    if (!out[0]) snprintf(out, size, "-");
+}
 
 /* The cells of one service row, each written into cells[k] (size 128 but reason/id). */
 static void row(const json_t *svc, char cells[N_COLS][256])
@@ -195,6 +216,7 @@ static void row(const json_t *svc, char cells[N_COLS][256])
     if (n > REASON_MAX) snprintf(cells[C_REASON], 256, "%.*s...", REASON_MAX - 3, reason);
     else snprintf(cells[C_REASON], 256, "%.*s", n, reason);
     snprintf(cells[C_GROUP], 256, "%s", str_or(svc, "group", "-"));
+    liveness(svc, cells[C_HEALTH], 256);
 }
 
 static void print_row(const char *const *cells, const int *width)
@@ -274,6 +296,7 @@ static void print_service(const json_t *svc)
     if (at) printf("  %-12s%s (%s)\n", "next retry:", at, c[C_RETRY]);
     else printf("  %-12s-\n", "next retry:");
     printf("  %-12s%s\n  %-12s%s\n", "reason:", str_or(svc, "reason", "-"), "group:", c[C_GROUP]);
+    printf("  %-12s%s\n", "health:", c[C_HEALTH]);
     print_list("depends on:", json_object_get(svc, "depends_on"));
     print_list("dependents:", json_object_get(svc, "dependents"));
     const json_t *errors = json_object_get(svc, "errors");

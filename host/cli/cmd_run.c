@@ -22,6 +22,7 @@
 #include "control.h"
 #include "notify.h"
 #include "units.h"
+#include "watch.h"
 
 typedef struct exec_state {
     uv_loop_t loop;
@@ -168,6 +169,9 @@ typedef struct app_state {
     sw_memory_high high;
     sw_control *ctl;
     int signals;
+    sw_watch *watch;        /* --watch, or NULL */
+    uv_timer_t sd_watchdog; /* pings systemd's watchdog, when it has one */
+    sw_notify *notify;
 } app_state;
 
 static void on_app_signal(uv_signal_t *h, int signum)
@@ -215,6 +219,50 @@ static void watch_signals(app_state *a, bool on)
         w[i].h->data = a;
         uv_signal_start(w[i].h, w[i].cb, w[i].signum);
     }
+}
+
+/* ---- --watch and systemd's watchdog ---- */
+
+/* A YAML or Lua file changed (debounced): a reload, as SIGHUP. */
+static void on_files_changed(void *arg, const char *file)
+{
+    app_state *a = arg;
+    if (a->sup.shutting_down) return;
+    sw_log_field f = {.key = "file", .type = SW_LF_STR, .s = file};
+    sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "files changed", &f, 1);
+    sw_supervisor_reload(&a->sup, false, NULL);
+}
+
+/* --watch: failures wait for the next change (docs/supervision.md "Watch mode"). -1 when the
+ * directory cannot be watched (printed). */
+static int open_watch(app_state *a, const sw_cli *cli, const sw_host_config *cfg)
+{
+    if (!cli->watch) return 0;
+    char *sock = sw_control_default_path(cli->dir, cfg->control_socket), err[300];
+    a->watch =
+        sw_watch_open(&a->loop, cli->dir, sock, a->sup.log, on_files_changed, a, err, sizeof err);
+    free(sock);
+    if (!a->watch) {
+        fprintf(stderr, "steward: --watch: %s\n", err);
+        return -1;
+    }
+    a->sup.hold_failures = true;
+    sw_log_field f = {.key = "dir", .type = SW_LF_STR, .s = cli->dir};
+    sw_log_write(a->sup.log, SW_LOG_INFO, NULL, "watching", &f, 1);
+    return 0;
+}
+
+/* The supervisor's loop pings systemd: a wedged loop stops the pings, and systemd restarts
+ * the host (WatchdogSec=, docs/operating.md). */
+static void ping_systemd(uv_timer_t *t) { sw_notify_watchdog(((app_state *)t->data)->notify); }
+
+static void start_sd_watchdog(app_state *a)
+{
+    uv_timer_init(&a->loop, &a->sd_watchdog);
+    a->sd_watchdog.data = a;
+    int64_t ns = a->notify ? sw_notify_watchdog_ns() : 0;
+    uint64_t half_ms = (uint64_t)(ns / 2 / SW_NS_PER_MS);
+    if (ns > 0) uv_timer_start(&a->sd_watchdog, ping_systemd, 0, half_ms ? half_ms : 1);
 }
 
 /* The control socket and sd_notify around the supervisor; NULL (message printed) when the
@@ -285,11 +333,24 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
         return 1;
     }
     a.ctl = ctl;
+    a.notify = notify;
+    if (open_watch(&a, cli, cfg) != 0) {
+        sw_runtime_free(rt);
+        sw_control_close(ctl);
+        sw_supervisor_close(&a.sup);
+        uv_loop_close(&a.loop);
+        sw_notify_free(notify);
+        sw_log_free(log);
+        return 1;
+    }
+    start_sd_watchdog(&a);
     watch_signals(&a, true);
     sw_memory_high_start(&a.high, &a.sup, sw_host_config_memory_high(cfg));
     sw_supervisor_start(&a.sup);
     uv_run(&a.loop, UV_RUN_DEFAULT);
     watch_signals(&a, false);
+    sw_watch_close(a.watch);
+    uv_close((uv_handle_t *)&a.sd_watchdog, NULL);
     sw_memory_high_stop(&a.high);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
     sw_control_close(ctl);

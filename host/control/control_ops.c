@@ -55,6 +55,18 @@ static bool succeeded(const sw_ctl_op *op, const sw_svc *v)
            (st == SW_SVC_STOPPED && v->reason && strcmp(v->reason, "returned") == 0);
 }
 
+/* A group's outcome: how many of its services reached what was asked. */
+static void group_text(sw_ctl_op *op, sw_supervisor *s, bool in_time, char *out, size_t size)
+{
+    size_t ok = 0;
+    for (size_t k = 0; k < op->n_named; k++) ok += succeeded(op, member(op, s, k));
+    const char *what = op->req.cmd == SW_CTL_STOP      ? "stopped"
+                       : op->req.cmd == SW_CTL_RESTART ? "restarted"
+                                                       : "running";
+    snprintf(out, size, "group %s: %zu of %zu service%s %s%s", op->req.id, ok, op->n_named,
+             op->n_named == 1 ? "" : "s", what, in_time ? "" : " (timed out)");
+}
+
 static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, char *out, size_t size)
 {
     const char *id = op->ids[0];
@@ -81,10 +93,11 @@ static void outcome_text(const sw_ctl_op *op, const sw_svc *v, bool in_time, cha
 
 static json_t *op_reply(sw_ctl_op *op, sw_supervisor *s, bool in_time)
 {
-    const sw_svc *v = member(op, s, 0);
-    bool ok = in_time && succeeded(op, v);
+    bool ok = in_time;
+    for (size_t k = 0; k < op->n_named; k++) ok = ok && succeeded(op, member(op, s, k));
     char text[1024];
-    outcome_text(op, v, in_time, text, sizeof text);
+    if (op->group) group_text(op, s, in_time, text, sizeof text);
+    else outcome_text(op, member(op, s, 0), in_time, text, sizeof text);
     json_t *list = json_array();
     int64_t wall = sw_ctl_wall_ns();
     for (size_t k = 0; k < op->n_ids && list; k++) {
@@ -151,10 +164,10 @@ static bool reload_poll(sw_ctl_op *op, sw_supervisor *s, json_t **reply)
     return true;
 }
 
-static json_t *unknown_service(const char *id)
+static json_t *unknown_service(const char *id, const char *what)
 {
     char msg[600];
-    snprintf(msg, sizeof msg, "no service \"%.500s\"", id);
+    snprintf(msg, sizeof msg, "no %s \"%.500s\"", what, id);
     return json_pack("{s:b, s:b, s:o}", "ok", 0, "unknown", 1, "error", sw_json_str(msg));
 }
 
@@ -167,46 +180,66 @@ static void log_request(sw_supervisor *s, const sw_ctl_request *r)
     sw_log_write(s->log, reads ? SW_LOG_DEBUG : SW_LOG_INFO, NULL, "control request", f, n);
 }
 
-/* Records the services of set (the named one first) by id. */
-static int remember(sw_ctl_op *op, sw_supervisor *s, const bool *set, size_t named)
+static int remember_one(sw_ctl_op *op, sw_supervisor *s, size_t i)
+{
+    op->at[op->n_ids] = i;
+    op->ids[op->n_ids] = strdup(s->svcs[i]->entry->id);
+    return op->ids[op->n_ids++] ? 0 : -1;
+}
+
+/* Records by id the named services (named[i]) first, then the others of set. */
+static int remember(sw_ctl_op *op, sw_supervisor *s, const bool *named, const bool *set)
 {
     size_t n = 0;
-    for (size_t i = 0; i < s->n; i++) n += set[i];
+    for (size_t i = 0; i < s->n; i++) n += set[i] || named[i];
     op->ids = calloc(n, sizeof *op->ids);
     op->at = calloc(n, sizeof *op->at);
     if (!op->ids || !op->at) return -1;
-    op->at[op->n_ids] = named;
-    op->ids[op->n_ids++] = strdup(s->svcs[named]->entry->id);
-    for (size_t i = 0; i < s->n; i++) {
-        if (!set[i] || i == named) continue;
-        op->at[op->n_ids] = i;
-        op->ids[op->n_ids++] = strdup(s->svcs[i]->entry->id);
-    }
-    for (size_t k = 0; k < op->n_ids; k++)
-        if (!op->ids[k]) return -1;
+    for (size_t i = 0; i < s->n; i++)
+        if (named[i] && remember_one(op, s, i) != 0) return -1;
+    op->n_named = op->n_ids;
+    for (size_t i = 0; i < s->n; i++)
+        if (set[i] && !named[i] && remember_one(op, s, i) != 0) return -1;
     return 0;
 }
 
-/* start, stop or restart: ask the supervisor, then wait for the outcome. true: answered. */
-static bool act(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, json_t **reply)
+/* start, stop or restart of the services in named (one service, or a group's members): ask
+ * the supervisor for each, then wait for the outcome. true: answered. */
+static bool act(sw_ctl_op *op, sw_supervisor *s, const bool *named, json_t **reply)
 {
     bool *set = calloc(s->n, sizeof *set);
-    size_t i = v->index;
-    if (set) {
-        if (op->req.cmd == SW_CTL_START) set[i] = true;
-        else mark_dependents(s, i, set); /* stop and restart reach the dependents */
-    }
-    int rc = set ? remember(op, s, set, i) : -1;
+    for (size_t i = 0; set && i < s->n; i++)
+        if (named[i] && op->req.cmd != SW_CTL_START)
+            mark_dependents(s, i, set); /* stop and restart reach the dependents */
+    int rc = set ? remember(op, s, named, set) : -1;
     free(set);
     if (rc != 0) {
         *reply = sw_ctl_error_reply("out of memory");
         return true;
     }
-    if (op->req.cmd == SW_CTL_START) sw_supervisor_start_one(s, op->req.id);
-    else if (op->req.cmd == SW_CTL_STOP) sw_supervisor_stop_one(s, op->req.id);
-    else sw_supervisor_restart_one(s, op->req.id);
+    for (size_t k = 0; k < op->n_named; k++) {
+        if (op->req.cmd == SW_CTL_START) sw_supervisor_start_one(s, op->ids[k]);
+        else if (op->req.cmd == SW_CTL_STOP) sw_supervisor_stop_one(s, op->ids[k]);
+        else sw_supervisor_restart_one(s, op->ids[k]);
+    }
     op->deadline = uv_hrtime() + (uint64_t)(op->req.timeout * 1e9);
     return sw_ctl_op_poll(op, s, reply);
+}
+
+/* The services a start, stop or restart names: the service id, or a service.group's members.
+ * NULL (reply set) when the id names neither, or memory runs out. */
+static bool *named_services(sw_ctl_op *op, sw_supervisor *s, sw_svc *v, json_t **reply)
+{
+    bool *named = calloc(s->n ? s->n : 1, sizeof *named);
+    if (!named) *reply = sw_ctl_error_reply("out of memory");
+    else if (v) named[v->index] = true;
+    else if (sw_supervisor_group_members(s, op->req.id, named) > 0) op->group = true;
+    else {
+        free(named);
+        named = NULL;
+        *reply = unknown_service(op->req.id, "service or group");
+    }
+    return named;
 }
 
 sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, size_t len,
@@ -221,8 +254,10 @@ sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, 
     }
     log_request(s, &op->req);
     sw_svc *v = op->req.id ? sw_supervisor_find(s, op->req.id) : NULL;
-    if (op->req.id && !v) {
-        *reply = unknown_service(op->req.id);
+    bool acts = op->req.cmd == SW_CTL_START || op->req.cmd == SW_CTL_STOP ||
+                op->req.cmd == SW_CTL_RESTART; /* these also take a group */
+    if (op->req.id && !v && !acts) {
+        *reply = unknown_service(op->req.id, "service");
         return SW_CTL_ANSWERED;
     }
     switch (op->req.cmd) {
@@ -240,7 +275,11 @@ sw_ctl_begun sw_ctl_op_begin(sw_ctl_op *op, sw_supervisor *s, const char *line, 
             *reply = sw_ctl_error_reply("the host is shutting down");
             return SW_CTL_ANSWERED;
         }
-        return act(op, s, v, reply) ? SW_CTL_ANSWERED : SW_CTL_WAITING;
+        bool *named = named_services(op, s, v, reply);
+        if (!named) return SW_CTL_ANSWERED;
+        bool answered = act(op, s, named, reply);
+        free(named);
+        return answered ? SW_CTL_ANSWERED : SW_CTL_WAITING;
     }
 }
 

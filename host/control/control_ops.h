@@ -16,8 +16,11 @@
  * services while it waits), with the index where each was last seen as a fast path. */
 typedef struct sw_ctl_op {
     sw_ctl_request req;
-    char **ids; /* ids[0]: the service named by the request; then the others involved */
-    size_t *at; /* last seen index in s->svcs of each */
+    char **ids;     /* the services named by the request (ids[0], or every member of a named
+                       group: ids[0 .. n_named)), then the others involved */
+    size_t n_named; /* 1 for a service; a group's members */
+    bool group;     /* the request named a service.group */
+    size_t *at;     /* last seen index in s->svcs of each */
     size_t n_ids;
     uint64_t deadline; /* uv_hrtime */
     uint64_t reloads;  /* reload under validation: the supervisor's count of ended reloads when it

@@ -26,6 +26,30 @@ static void iso_time(char *out, size_t size, int64_t ns)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
 }
 
+/* Liveness (docs/supervision.md "Watchdog", "Health checks"): the health its checks found in
+ * this run ({state, failures, of, error}; null without checks or a run), the watchdog's
+ * interval and the seconds since the last service.alive() (null without a watchdog). */
+static int liveness_json(json_t *o, const sw_svc *v, uint64_t now_hr)
+{
+    static const char *const names[] = {NULL, "unknown", "healthy", "unhealthy"};
+    const sw_lifecycle *lc = &v->entry->as.service.lifecycle;
+    json_t *health = json_null();
+    if (v->live.health != SW_HEALTH_NONE) {
+        health = json_object();
+        int rc = sw_json_set(health, "state", sw_json_str(names[v->live.health]));
+        rc |= sw_json_set(health, "failures", json_integer((json_int_t)v->live.failures));
+        rc |= sw_json_set(health, "of", json_integer((json_int_t)lc->health.failures));
+        rc |= sw_json_set(health, "error", sw_json_str(v->live.last_error));
+        if (rc != 0) json_decref(health), health = NULL;
+    }
+    double age = sw_svc_alive_age(v, now_hr);
+    int rc = sw_json_set(o, "health", health);
+    rc |= sw_json_set(o, "watchdog",
+                      lc->watchdog_ns ? sw_json_num((double)lc->watchdog_ns / 1e9) : json_null());
+    rc |= sw_json_set(o, "last_alive", age >= 0 ? sw_json_num(age) : json_null());
+    return rc;
+}
+
 json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_hr)
 {
     char pid[64], at[64];
@@ -60,6 +84,7 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
                                          : json_null());
     rc |= sw_json_set(o, "reason", sw_json_str(v->reason));
     rc |= sw_json_set(o, "group", sw_json_str(v->entry->parent ? v->entry->parent->id : NULL));
+    rc |= liveness_json(o, v, now_hr);
     if (rc == 0) return o;
     json_decref(o);
     return NULL;

@@ -53,6 +53,29 @@ sw_notify *sw_notify_from_env(sw_log *log)
     return s;
 }
 
+static void send_datagram(sw_notify *s, const char *msg)
+{
+    ssize_t w;
+    do w = sendto(s->fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&s->addr, s->addr_len);
+    while (w < 0 && errno == EINTR);
+    if (w < 0) warn(s->log, "sd_notify failed", strerror(errno));
+}
+
+int64_t sw_notify_watchdog_ns(void)
+{
+    const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+    if (!usec || !*usec) return 0;
+    if (pid && *pid && strtoll(pid, NULL, 10) != (long long)getpid()) return 0; /* not ours */
+    char *end;
+    long long us = strtoll(usec, &end, 10);
+    return *end || us <= 0 ? 0 : (int64_t)us * 1000;
+}
+
+void sw_notify_watchdog(sw_notify *s)
+{
+    if (s) send_datagram(s, "WATCHDOG=1"); /* every time: no repeat is dropped */
+}
+
 void sw_notify_send(void *arg, const char *state)
 {
     sw_notify *s = arg;
@@ -66,10 +89,7 @@ void sw_notify_send(void *arg, const char *state)
                  (unsigned long long)ts.tv_sec * 1000000ULL +
                      (unsigned long long)ts.tv_nsec / 1000);
     } else snprintf(msg, sizeof msg, "%s", state);
-    ssize_t w;
-    do w = sendto(s->fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&s->addr, s->addr_len);
-    while (w < 0 && errno == EINTR);
-    if (w < 0) warn(s->log, "sd_notify failed", strerror(errno));
+    send_datagram(s, msg);
     sw_log_field f = {.key = "state", .type = SW_LF_STR, .s = state};
     sw_log_write(s->log, SW_LOG_DEBUG, NULL, "sd_notify", &f, 1);
 }

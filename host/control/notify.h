@@ -4,6 +4,8 @@
 #ifndef STEWARD_NOTIFY_H
 #define STEWARD_NOTIFY_H
 
+#include <stdint.h>
+
 #include "log.h"
 
 typedef struct sw_notify sw_notify;
@@ -16,5 +18,10 @@ sw_notify *sw_notify_from_env(sw_log *log);
  * Signature fits sw_supervisor.notify; n may be NULL (no-op). */
 void sw_notify_send(void *n, const char *state);
 void sw_notify_free(sw_notify *n);
+/* systemd's watchdog (WatchdogSec=): the interval from WATCHDOG_USEC in ns when it is set and
+ * WATCHDOG_PID, if set, names this process; else 0. The host pings at half of it. */
+int64_t sw_notify_watchdog_ns(void);
+/* Sends WATCHDOG=1 (n may be NULL: no-op). */
+void sw_notify_watchdog(sw_notify *n);
 
 #endif

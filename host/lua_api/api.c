@@ -4,6 +4,8 @@
  * visible while its chunk runs). */
 #include "api.h"
 
+#include <stdarg.h>
+
 #include <lauxlib.h>
 #include <string.h>
 
@@ -14,6 +16,23 @@
 #include "runtime.h"
 #include "task.h"
 #include "vm.h"
+
+int sw_api_fail(lua_State *L, const char *msg)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, msg);
+    return 2;
+}
+
+int sw_api_failf(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushnil(L);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return 2;
+}
 
 int sw_api_readonly_newindex(lua_State *L)
 {

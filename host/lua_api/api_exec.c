@@ -30,31 +30,14 @@ typedef struct exec_obj {
 
 static const char handle_key = 0;
 
-static int fail(lua_State *L, const char *msg)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, msg);
-    return 2;
-}
-
-/* nil, and the message formatted as lua_pushfstring does. */
-static int failf(lua_State *L, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lua_pushnil(L);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    return 2;
-}
-
 static int fail_err(lua_State *L, int err)
 {
     if (err == SW_EXEC_ELIMIT)
-        return failf(L, "too many commands (at most %d per process)", SW_EXEC_MAX_CHILDREN);
-    if (err == SW_EXEC_ETHREAD) return fail(L, "exec: not on the worker running the process");
-    if (err == UV_EPIPE) return fail(L, "stdin closed");
-    return fail(L, uv_strerror(err));
+        return sw_api_failf(L, "too many commands (at most %d per process)", SW_EXEC_MAX_CHILDREN);
+    if (err == SW_EXEC_ETHREAD)
+        return sw_api_fail(L, "exec: not on the worker running the process");
+    if (err == UV_EPIPE) return sw_api_fail(L, "stdin closed");
+    return sw_api_fail(L, uv_strerror(err));
 }
 
 /* ---- the command table ---- */
@@ -193,7 +176,7 @@ static int read_command(lua_State *L, command *c, bool run)
         c->cwd_name = lua_tostring(L, -1);
     }
     if (!find_program(c->argv[0], c->file, sizeof c->file))
-        return failf(L, "program not found: %s", c->argv[0]);
+        return sw_api_failf(L, "program not found: %s", c->argv[0]);
     return 0;
 }
 
@@ -205,7 +188,7 @@ static sw_child *start(lua_State *L, bool run, int *n)
     command c;
     *n = 0;
     if (!p->rt->exec_allow) {
-        *n = fail(L, "exec is disabled on this host (host config exec.allow)");
+        *n = sw_api_fail(L, "exec is disabled on this host (host config exec.allow)");
         return NULL;
     }
     if ((*n = read_command(L, &c, run))) return NULL;
@@ -228,9 +211,9 @@ static sw_child *start(lua_State *L, bool run, int *n)
     sw_child *ch = sw_exec_start(p, &o, &err);
     if (!ch) {
         if (err == UV_ENOENT || err == UV_EACCES || err == UV_ENOTDIR) /* the program or cwd */
-            *n = c.has_cwd
-                     ? failf(L, "cannot start %s in %s: %s", c.file, c.cwd_name, uv_strerror(err))
-                     : failf(L, "cannot start %s: %s", c.file, uv_strerror(err));
+            *n = c.has_cwd ? sw_api_failf(L, "cannot start %s in %s: %s", c.file, c.cwd_name,
+                                          uv_strerror(err))
+                           : sw_api_failf(L, "cannot start %s: %s", c.file, uv_strerror(err));
         else *n = fail_err(L, err);
         return NULL;
     }
@@ -276,14 +259,14 @@ static int step_run(sw_exec_wait *w, lua_State *L)
         return -1;
     int n;
     if (sw_exec_timed_out(c)) {
-        n = fail(L, "timeout");
+        n = sw_api_fail(L, "timeout");
     } else if (sw_exec_out_of_memory(c)) {
-        n = fail(L, "host memory limit reached");
+        n = sw_api_fail(L, "host memory limit reached");
     } else if (sw_exec_overflowed(c)) {
         char msg[80];
         snprintf(msg, sizeof msg, "output too large (at most %" PRIu64 " bytes of each stream)",
                  sw_proc_of(L)->rt->limits.exec_output);
-        n = fail(L, msg);
+        n = sw_api_fail(L, msg);
     } else {
         push_exit(L, c);
         push_stream(L, c, SW_EXEC_STDOUT, "stdout");
@@ -320,7 +303,7 @@ static sw_child *check_handle(lua_State *L)
 static int wait_on(lua_State *L, sw_child *c, sw_exec_side side, sw_exec_step step)
 {
     sw_exec_wait *w = sw_exec_waiter(c, side);
-    if (w->task) return fail(L, "busy: another task waits on this");
+    if (w->task) return sw_api_fail(L, "busy: another task waits on this");
     int k = step(w, L);
     if (k >= 0) return k;
     sw_task *t = sw_task_current(L);
@@ -340,7 +323,7 @@ static int step_read(sw_exec_wait *w, lua_State *L, sw_exec_stream s)
     }
     int end = sw_exec_stream_end(w->child, s);
     if (!end) return -1;
-    return fail(L, end == UV_EOF ? "eof" : uv_strerror(end));
+    return sw_api_fail(L, end == UV_EOF ? "eof" : uv_strerror(end));
 }
 
 static int step_stdout(sw_exec_wait *w, lua_State *L) { return step_read(w, L, SW_EXEC_STDOUT); }
@@ -349,13 +332,13 @@ static int step_stderr(sw_exec_wait *w, lua_State *L) { return step_read(w, L, S
 static int h_read_stdout(lua_State *L)
 {
     sw_child *c = check_handle(L);
-    return c ? wait_on(L, c, SW_EXEC_W_OUT, step_stdout) : fail(L, "closed");
+    return c ? wait_on(L, c, SW_EXEC_W_OUT, step_stdout) : sw_api_fail(L, "closed");
 }
 
 static int h_read_stderr(lua_State *L)
 {
     sw_child *c = check_handle(L);
-    return c ? wait_on(L, c, SW_EXEC_W_ERR, step_stderr) : fail(L, "closed");
+    return c ? wait_on(L, c, SW_EXEC_W_ERR, step_stderr) : sw_api_fail(L, "closed");
 }
 
 static int step_drain(sw_exec_wait *w, lua_State *L)
@@ -372,8 +355,9 @@ static int h_write(lua_State *L)
     sw_child *c = check_handle(L);
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
-    if (!c) return fail(L, "closed");
-    if (sw_exec_waiter(c, SW_EXEC_W_IN)->task) return fail(L, "busy: another task waits on this");
+    if (!c) return sw_api_fail(L, "closed");
+    if (sw_exec_waiter(c, SW_EXEC_W_IN)->task)
+        return sw_api_fail(L, "busy: another task waits on this");
     int rc = sw_exec_write(c, data, len);
     if (rc < 0) return fail_err(L, rc);
     if (rc == 0) {
@@ -396,7 +380,7 @@ static int step_wait(sw_exec_wait *w, lua_State *L)
     int64_t code;
     int sig;
     if (!sw_exec_exited(w->child, &code, &sig)) return -1;
-    if (sw_exec_timed_out(w->child)) return fail(L, "timeout");
+    if (sw_exec_timed_out(w->child)) return sw_api_fail(L, "timeout");
     push_exit(L, w->child);
     return 1;
 }
@@ -404,7 +388,7 @@ static int step_wait(sw_exec_wait *w, lua_State *L)
 static int h_wait(lua_State *L)
 {
     sw_child *c = check_handle(L);
-    return c ? wait_on(L, c, SW_EXEC_W_EXIT, step_wait) : fail(L, "closed");
+    return c ? wait_on(L, c, SW_EXEC_W_EXIT, step_wait) : sw_api_fail(L, "closed");
 }
 
 static int check_signal(lua_State *L, int idx)
@@ -433,9 +417,9 @@ static int h_kill(lua_State *L)
 {
     sw_child *c = check_handle(L);
     int sig = check_signal(L, 2);
-    if (!c) return fail(L, "closed");
+    if (!c) return sw_api_fail(L, "closed");
     int rc = sw_exec_kill(c, sig);
-    if (rc < 0) return fail(L, rc == UV_ESRCH ? "exited" : uv_strerror(rc));
+    if (rc < 0) return sw_api_fail(L, rc == UV_ESRCH ? "exited" : uv_strerror(rc));
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -443,7 +427,7 @@ static int h_kill(lua_State *L)
 static int h_pid(lua_State *L)
 {
     sw_child *c = check_handle(L);
-    if (!c) return fail(L, "closed");
+    if (!c) return sw_api_fail(L, "closed");
     lua_pushinteger(L, sw_exec_pid(c));
     return 1;
 }

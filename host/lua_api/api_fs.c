@@ -29,24 +29,6 @@ static const char file_key = 0, volume_key = 0; /* their metatables, by address 
 
 /* ---- results ---- */
 
-static int fail(lua_State *L, const char *msg)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, msg);
-    return 2;
-}
-
-/* nil, and the message formatted as lua_pushfstring does. */
-static int failf(lua_State *L, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lua_pushnil(L);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    return 2;
-}
-
 static const char *bytes(uint64_t n, char *buf)
 {
     snprintf(buf, 24, "%" PRIu64, n);
@@ -94,11 +76,11 @@ static int resolve(lua_State *L, int idx, bool read, bool write, target *t)
     const char *path = luaL_checklstring(L, idx, &len);
     const char *rel;
     if (len >= SW_FS_PATH_MAX || strlen(path) != len)
-        return fail(L, "bad path: too long or has a NUL byte");
+        return sw_api_fail(L, "bad path: too long or has a NUL byte");
     if (!sw_fs_split(path, t->id, sizeof t->id, &rel))
-        return failf(L, "bad path \"%s\": expected volume_id:path", path);
+        return sw_api_failf(L, "bad path \"%s\": expected volume_id:path", path);
     if (sw_fs_normalize(rel, t->rel, sizeof t->rel) != 0)
-        return failf(L, "bad path \"%s\": it leaves the volume", path);
+        return sw_api_failf(L, "bad path \"%s\": it leaves the volume", path);
     snprintf(t->resource, sizeof t->resource, "%s:%s", t->id, t->rel);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     if (ctx->allowed && read && !ctx->allowed(L, "fs.read", t->resource))
@@ -106,9 +88,9 @@ static int resolve(lua_State *L, int idx, bool read, bool write, target *t)
     if (ctx->allowed && write && !ctx->allowed(L, "fs.write", t->resource))
         return sw_push_denied(L, "fs.write", t->resource);
     const sw_entry *e = ctx->registry ? sw_registry_get(ctx->registry, t->id) : NULL;
-    if (!e || e->kind != SW_KIND_FS_VOLUME) return failf(L, "no such volume: %s", t->id);
+    if (!e || e->kind != SW_KIND_FS_VOLUME) return sw_api_failf(L, "no such volume: %s", t->id);
     t->vol = &e->as.fs_volume;
-    if (write && t->vol->readonly) return failf(L, "read-only volume: %s", t->id);
+    if (write && t->vol->readonly) return sw_api_failf(L, "read-only volume: %s", t->id);
     return 0;
 }
 
@@ -118,7 +100,7 @@ int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len)
     int n = resolve(L, idx, false, false, &t);
     if (n) return n;
     if ((size_t)snprintf(out, len, "%s%s%s", t.vol->path, *t.rel ? "/" : "", t.rel) >= len)
-        return fail(L, "bad path: too long");
+        return sw_api_fail(L, "bad path: too long");
     return 0;
 }
 
@@ -250,7 +232,7 @@ static int fs_write(lua_State *L)
     sw_fs_req *r = request(L, SW_FS_OP_WRITE, &t);
     r->job.append = append;
     r->job.mode = mode;
-    if (!copy_data(L, r, data, len)) return fail(L, "host memory limit reached");
+    if (!copy_data(L, r, data, len)) return sw_api_fail(L, "host memory limit reached");
     return run(L, r, finish_ok);
 }
 
@@ -418,10 +400,10 @@ static sw_fs_req *file_request(lua_State *L, sw_fs_op op, bool write, int *n)
 {
     const char *name;
     sw_fs_file *f = check_file(L, &name);
-    *n = !f                       ? fail(L, "closed")
-         : f->busy                ? fail(L, "busy: another task is using the file")
-         : write && !f->writable  ? fail(L, "not open for writing")
-         : !write && !f->readable ? fail(L, "not open for reading")
+    *n = !f                       ? sw_api_fail(L, "closed")
+         : f->busy                ? sw_api_fail(L, "busy: another task is using the file")
+         : write && !f->writable  ? sw_api_fail(L, "not open for writing")
+         : !write && !f->readable ? sw_api_fail(L, "not open for reading")
                                   : 0;
     if (*n) return NULL;
     sw_fs_req *r = request(L, op, NULL);
@@ -438,7 +420,7 @@ static sw_fs_req *file_request(lua_State *L, sw_fs_op op, bool write, int *n)
 static int finish_fread(sw_fs_req *r, lua_State *L)
 {
     if (r->job.err) return fail_err(L, r->resource, r->job.err, 0);
-    if (r->job.len == 0) return fail(L, "eof");
+    if (r->job.len == 0) return sw_api_fail(L, "eof");
     lua_pushlstring(L, r->job.data, r->job.len);
     return 1;
 }
@@ -518,7 +500,7 @@ static int f_write(lua_State *L)
     if (!r) return n;
     r->job.unread = r->file->end - r->file->start; /* the position the caller sees */
     sw_fs_file_drop_buffer(r->file);
-    if (!copy_data(L, r, data, len)) return fail(L, "host memory limit reached");
+    if (!copy_data(L, r, data, len)) return sw_api_fail(L, "host memory limit reached");
     return run(L, r, finish_ok);
 }
 
@@ -552,7 +534,7 @@ static int f_close(lua_State *L)
     const char *name;
     sw_fs_file *f = check_file(L, &name);
     if (!f) return ok(L);
-    if (f->busy) return fail(L, "busy: another task is using the file");
+    if (f->busy) return sw_api_fail(L, "busy: another task is using the file");
     sw_fs_file_close(f); /* its fd closes on the thread pool; nothing to wait for */
     return ok(L);
 }
@@ -643,7 +625,7 @@ static int fs_volume(lua_State *L)
     const char *id = luaL_checklstring(L, 1, &len);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     const sw_entry *e = ctx->registry ? sw_registry_get(ctx->registry, id) : NULL;
-    if (!e || e->kind != SW_KIND_FS_VOLUME) return failf(L, "no such volume: %s", id);
+    if (!e || e->kind != SW_KIND_FS_VOLUME) return sw_api_failf(L, "no such volume: %s", id);
     char *copy = lua_newuserdata(L, len + 1);
     memcpy(copy, id, len + 1);
     sw_api_push_metatable(L, &volume_key, init_volume);

@@ -14,13 +14,6 @@
 #include "task.h"
 #include "units.h"
 
-static int fail(lua_State *L, const char *msg)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, msg);
-    return 2;
-}
-
 /* ---- the response ---- */
 
 /* "Name: value" lines into t[name lower-cased] = value (trimmed); a repeated name's values
@@ -64,7 +57,7 @@ static void push_headers(lua_State *L, const char *h, size_t len)
 static int finish(sw_http_xfer *x, lua_State *L)
 {
     const char *err = sw_http_error(x);
-    if (err) return fail(L, err);
+    if (err) return sw_api_fail(L, err);
     size_t len;
     lua_createtable(L, 0, 3);
     lua_pushnumber(L, (lua_Number)sw_http_status(x));
@@ -187,7 +180,7 @@ static int request(lua_State *L, int url_idx, const char *method, int body_idx, 
         return sw_task_block(L, NULL); /* raises as blocking calls do */
     if (!scheme_ok(r.url)) {
         lua_pushfstring(L, "bad url \"%s\": expected http:// or https://", r.url);
-        return fail(L, lua_tostring(L, -1));
+        return sw_api_fail(L, lua_tostring(L, -1));
     }
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     if (ctx->allowed && !ctx->allowed(L, "http.request", r.url))
@@ -195,7 +188,7 @@ static int request(lua_State *L, int url_idx, const char *method, int body_idx, 
     /* arm, register the cleanup, yield; finish pushes the results at the delivery */
     char err[160];
     sw_http_xfer *x = sw_http_start(sw_proc_of(L), &r, err, sizeof err);
-    if (!x) return fail(L, err);
+    if (!x) return sw_api_fail(L, err);
     return sw_task_block(L, sw_http_wait(x, task, finish));
 }
 

@@ -44,13 +44,6 @@ typedef struct ctx_ud {
     sw_sec_identity *id;
 } ctx_ud;
 
-static int fail(lua_State *L, const char *msg)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, msg);
-    return 2;
-}
-
 static bool is_udata(lua_State *L, int idx, const void *key)
 {
     if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return false;
@@ -427,7 +420,7 @@ static int l_new_scope(lua_State *L)
     sw_security_set *set = current_set(L);
     sw_sec_scope *s = sw_sec_scope_new(set, ids, n, err, sizeof err);
     sw_security_release(set);
-    if (!s) return fail(L, err);
+    if (!s) return sw_api_fail(L, err);
     push_scope(L, s);
     joined_ids(ids, n, resource, sizeof resource);
     sw_api_audit(L, "identity minted", "security.scope", resource, deciders, NULL, NULL);
@@ -446,7 +439,7 @@ static int l_named_scope(lua_State *L)
     sw_security_set *set = current_set(L);
     sw_sec_scope *s = sw_sec_scope_group(set, group, err, sizeof err);
     sw_security_release(set);
-    if (!s) return fail(L, err);
+    if (!s) return sw_api_fail(L, err);
     push_scope(L, s);
     sw_api_audit(L, "identity minted", "security.scope", group, policy, NULL, NULL);
     return 1;
@@ -487,7 +480,7 @@ static int ts_create(lua_State *L)
     char token[SW_TOKEN_LEN + 1], err[64], names[512];
     int rc = sw_token_create(u->ts, id, ttl, token, err, sizeof err);
     sw_sec_identity_release(id);
-    if (rc != 0) return fail(L, err);
+    if (rc != 0) return sw_api_fail(L, err);
     lua_pushstring(L, token);
     sw_api_audit(L, "identity minted", "security.token.create", u->id, policy, a->id,
                  scope_list(s, names, sizeof names));
@@ -508,7 +501,7 @@ static int ts_validate(lua_State *L)
     const char *token = check_token(L, 2, &len);
     if (!sw_api_may_mint(L, "security.token.validate", u->id, NULL)) return 2;
     sw_sec_identity *id = sw_token_validate(u->ts, token, len);
-    if (!id) return fail(L, "invalid token");
+    if (!id) return sw_api_fail(L, "invalid token");
     lua_checkstack(L, 4);
     push_actor(L, sw_sec_actor_retain(id->actor));
     push_scope(L, sw_sec_scope_retain(id->scope));
@@ -545,7 +538,7 @@ static int l_token_store(lua_State *L)
     if (!e || e->kind != SW_KIND_TOKEN_STORE || strlen(id) >= ID_MAX)
         return lua_pushnil(L), lua_pushfstring(L, "no security.token_store %s", id), 2;
     sw_token_store *ts = p->rt->tokens ? sw_token_store_of(p->rt->tokens, e) : NULL;
-    if (!ts) return fail(L, "out of memory");
+    if (!ts) return sw_api_fail(L, "out of memory");
     store_ud *u = lua_newuserdata(L, sizeof *u);
     u->ts = ts;
     snprintf(u->id, sizeof u->id, "%s", id);

@@ -19,16 +19,9 @@ static const char conn_key = 0, listener_key = 0; /* their metatables, by addres
 
 /* ---- results ---- */
 
-static int fail(lua_State *L, const char *msg)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, msg);
-    return 2;
-}
+static int fail_err(lua_State *L, int err) { return sw_api_fail(L, sw_net_strerror(err)); }
 
-static int fail_err(lua_State *L, int err) { return fail(L, sw_net_strerror(err)); }
-
-static int timeout(lua_State *L) { return fail(L, "timeout"); }
+static int timeout(lua_State *L) { return sw_api_fail(L, "timeout"); }
 
 /* An optional duration at idx: nanoseconds, or -1 for none. */
 static int64_t opt_timeout(lua_State *L, int idx)
@@ -79,8 +72,8 @@ static int run_op(lua_State *L, sw_sock *s, sw_net_side side, sw_net_step step, 
 {
     sw_net_wait *w = sw_net_waiter(s, side);
     if (w->task)
-        return fail(L, side == SW_NET_IN ? "busy: another task is reading"
-                                         : "busy: another task is writing");
+        return sw_api_fail(L, side == SW_NET_IN ? "busy: another task is reading"
+                                                : "busy: another task is writing");
     w->step = step;
     w->n = n;
     w->got = 0;
@@ -116,7 +109,7 @@ static int run_op(lua_State *L, sw_sock *s, sw_net_side side, sw_net_step step, 
 static int step_read(sw_net_wait *w, lua_State *L, bool give_up)
 {
     sw_sock *s = w->sock;
-    if (!sw_net_usable(s)) return fail(L, "closed");
+    if (!sw_net_usable(s)) return sw_api_fail(L, "closed");
     size_t have;
     const char *b = sw_net_peek(s, &have);
     if (have) {
@@ -132,7 +125,7 @@ static int step_read(sw_net_wait *w, lua_State *L, bool give_up)
 static int step_read_line(sw_net_wait *w, lua_State *L, bool give_up)
 {
     sw_sock *s = w->sock;
-    if (!sw_net_usable(s)) return fail(L, "closed");
+    if (!sw_net_usable(s)) return sw_api_fail(L, "closed");
     size_t have;
     const char *b = sw_net_peek(s, &have);
     const char *nl = memchr(b, '\n', have);
@@ -143,7 +136,7 @@ static int step_read_line(sw_net_wait *w, lua_State *L, bool give_up)
         return 1;
     }
     if (sw_net_read_end(s)) return fail_err(L, sw_net_read_end(s));
-    if (have >= SW_NET_READ_BUFFER) return fail(L, "line too long");
+    if (have >= SW_NET_READ_BUFFER) return sw_api_fail(L, "line too long");
     return give_up ? timeout(L) : -1;
 }
 
@@ -194,7 +187,7 @@ static int step_read_exact(sw_net_wait *w, lua_State *L, bool give_up)
     sw_sock *s = w->sock;
     if (!sw_net_usable(s)) {
         drop_parts(w, L);
-        return fail(L, "closed");
+        return sw_api_fail(L, "closed");
     }
     size_t have, need = w->n - w->got;
     const char *b = sw_net_peek(s, &have);
@@ -217,14 +210,14 @@ static int c_read(lua_State *L)
     sw_sock *s = check_conn(L);
     size_t n = check_count(L, 2);
     int64_t t = opt_timeout(L, 3);
-    return s ? run_op(L, s, SW_NET_IN, step_read, n, t) : fail(L, "closed");
+    return s ? run_op(L, s, SW_NET_IN, step_read, n, t) : sw_api_fail(L, "closed");
 }
 
 static int c_read_line(lua_State *L)
 {
     sw_sock *s = check_conn(L);
     int64_t t = opt_timeout(L, 2);
-    return s ? run_op(L, s, SW_NET_IN, step_read_line, 0, t) : fail(L, "closed");
+    return s ? run_op(L, s, SW_NET_IN, step_read_line, 0, t) : sw_api_fail(L, "closed");
 }
 
 static int c_read_exact(lua_State *L)
@@ -232,14 +225,14 @@ static int c_read_exact(lua_State *L)
     sw_sock *s = check_conn(L);
     size_t n = check_count(L, 2);
     int64_t t = opt_timeout(L, 3);
-    return s ? run_op(L, s, SW_NET_IN, step_read_exact, n, t) : fail(L, "closed");
+    return s ? run_op(L, s, SW_NET_IN, step_read_exact, n, t) : sw_api_fail(L, "closed");
 }
 
 /* ---- writing and closing ---- */
 
 static int step_drain(sw_net_wait *w, lua_State *L, bool give_up)
 {
-    if (!sw_net_usable(w->sock)) return fail(L, "closed");
+    if (!sw_net_usable(w->sock)) return sw_api_fail(L, "closed");
     int d = sw_net_drained(w->sock, false);
     if (d < 0) return fail_err(L, d);
     if (d) {
@@ -255,8 +248,8 @@ static int c_write(lua_State *L)
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
     int64_t t = opt_timeout(L, 3);
-    if (!s) return fail(L, "closed");
-    if (sw_net_waiter(s, SW_NET_OUT)->task) return fail(L, "busy: another task is writing");
+    if (!s) return sw_api_fail(L, "closed");
+    if (sw_net_waiter(s, SW_NET_OUT)->task) return sw_api_fail(L, "busy: another task is writing");
     int rc = sw_net_write(s, data, len);
     if (rc < 0) return fail_err(L, rc);
     if (rc == 0) {
@@ -302,7 +295,7 @@ static int c_close(lua_State *L)
 static int push_name(lua_State *L, bool peer)
 {
     sw_sock *s = check_conn(L);
-    if (!s) return fail(L, "closed");
+    if (!s) return sw_api_fail(L, "closed");
     char name[160];
     int rc = sw_net_name(s, peer, name, sizeof name);
     if (rc) return fail_err(L, rc);
@@ -357,7 +350,7 @@ static void init_conn(lua_State *L)
 
 static int step_accept(sw_net_wait *w, lua_State *L, bool give_up)
 {
-    if (!sw_net_usable(w->sock)) return fail(L, "closed");
+    if (!sw_net_usable(w->sock)) return sw_api_fail(L, "closed");
     sw_sock *c;
     int rc = sw_net_accept(w->sock, &c);
     if (rc < 0) return fail_err(L, rc);
@@ -372,13 +365,13 @@ static int l_accept(lua_State *L)
 {
     sw_sock *s = check_listener(L);
     int64_t t = opt_timeout(L, 2);
-    return s ? run_op(L, s, SW_NET_IN, step_accept, 0, t) : fail(L, "closed");
+    return s ? run_op(L, s, SW_NET_IN, step_accept, 0, t) : sw_api_fail(L, "closed");
 }
 
 static int l_addr(lua_State *L)
 {
     sw_sock *s = check_listener(L);
-    if (!s) return fail(L, "closed");
+    if (!s) return sw_api_fail(L, "closed");
     char name[160];
     int rc = sw_net_name(s, false, name, sizeof name);
     if (rc) return fail_err(L, rc);
@@ -415,7 +408,7 @@ static int prepare(lua_State *L, const char *action, sw_net_addr *a)
     const char *uri = luaL_checkstring(L, 1);
     char resource[sizeof a->path + 16], err[300];
     if (sw_net_addr_parse(uri, a, resource, sizeof resource, err, sizeof err) != 0)
-        return fail(L, err);
+        return sw_api_fail(L, err);
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     if (ctx->allowed && !ctx->allowed(L, action, resource))
         return sw_push_denied(L, action, resource);
@@ -436,7 +429,7 @@ static int n_listen(lua_State *L)
 
 static int step_connect(sw_net_wait *w, lua_State *L, bool give_up)
 {
-    if (sw_net_closed(w->sock)) return fail(L, "closed");
+    if (sw_net_closed(w->sock)) return sw_api_fail(L, "closed");
     int c = sw_net_connected(w->sock);
     if (c > 0) {
         push_conn(L, w->sock);

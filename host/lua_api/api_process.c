@@ -27,13 +27,6 @@ static uint64_t check_pid(lua_State *L, int idx)
     return sw_api_resolve(L, s);
 }
 
-static int fail(lua_State *L, const char *msg)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, msg);
-    return 2;
-}
-
 /* The host's check of a call that acts on another process or on a name, on the target as
  * given (a name, or a pid string), before anything else happens. false: nil and "permission
  * denied: <action> on <resource>" are pushed; the caller returns 2. */
@@ -112,7 +105,7 @@ int sw_api_spawn_as(lua_State *L, int flags, sw_sec_identity *identity)
     const sw_entry *e = sw_api_spawn_entry(L, id);
     if (!e) return 2;
     const char *over = over_bounds(p, flags);
-    if (over) return fail(L, over);
+    if (over) return sw_api_fail(L, over);
     char host_full[256];
     if (host && !strchr(host, ':')) { /* relative, as for the id: in the caller's namespace */
         snprintf(host_full, sizeof host_full, "%s:%s", p->entry->ns, host);
@@ -128,7 +121,7 @@ int sw_api_spawn_as(lua_State *L, int flags, sw_sec_identity *identity)
     sw_msgbuf args;
     if (encode_args(L, 3, &args, err, sizeof err) != 0) {
         sw_msgbuf_free(&args);
-        return fail(L, err);
+        return sw_api_fail(L, err);
     }
     sw_spawn s = {.entry = e,
                   .registry = p->ctx.registry,
@@ -146,7 +139,7 @@ int sw_api_spawn_as(lua_State *L, int flags, sw_sec_identity *identity)
     if (flags & SPAWN_LINK) s.link_to = p->id;
     uint64_t child = sw_proc_spawn(p->rt, &s, err, sizeof err);
     sw_msgbuf_free(&args);
-    if (!child) return fail(L, err);
+    if (!child) return sw_api_fail(L, err);
     if (flags & SPAWN_MONITOR) {
         pidvec_push(&p->monitoring, child);
         pidvec_push(&p->monitoring_refs, s.monitor_ref);
@@ -195,12 +188,12 @@ static int p_send(lua_State *L)
     if (self->ctx.allowed && !self->ctx.allowed(L, "process.send", dest))
         return sw_push_denied(L, "process.send", dest);
     uint64_t to = sw_api_resolve(L, dest);
-    if (!to) return fail(L, "no such process");
+    if (!to) return sw_api_fail(L, "no such process");
     char err[256];
     sw_msgbuf *payload = &self->sendbuf; /* reused: no allocation per send */
     int n = lua_gettop(L) - 2;
     if (sw_msg_encode(L, 3, n, self->rt->max_message, payload, err, sizeof err) != 0)
-        return fail(L, err);
+        return sw_api_fail(L, err);
     sw_proc *target = send_target(self, to);
     sw_delivery *d =
         target ? sw_delivery_new(SW_DLV_MESSAGE, self->id, 0, topic, payload->data, payload->len)
@@ -213,7 +206,7 @@ static int p_send(lua_State *L)
                               : "no such process";
         free(d);
         if (rc == SW_SEND_DEAD) forget_target(self);
-        return fail(L, why);
+        return sw_api_fail(L, why);
     }
     lua_pushboolean(L, 1);
     return 1;
@@ -240,11 +233,11 @@ static int p_cancel(lua_State *L)
     lua_settop(L, 2);
     if (encode_args(L, 2, &reason, err, sizeof err) != 0) {
         sw_msgbuf_free(&reason);
-        return fail(L, err);
+        return sw_api_fail(L, err);
     }
     int rc = to ? deliver(L, to, SW_DLV_CANCEL, 0, NULL, &reason) : -1;
     sw_msgbuf_free(&reason);
-    if (rc != 0) return fail(L, "no such process");
+    if (rc != 0) return sw_api_fail(L, "no such process");
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -253,7 +246,8 @@ static int p_terminate(lua_State *L)
 {
     if (!guard(L, "process.terminate", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
-    if (!to || sw_runtime_kill(sw_proc_of(L)->rt, to) != 0) return fail(L, "no such process");
+    if (!to || sw_runtime_kill(sw_proc_of(L)->rt, to) != 0)
+        return sw_api_fail(L, "no such process");
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -282,7 +276,7 @@ static int p_monitor(lua_State *L)
     sw_proc *p = sw_proc_of(L);
     if (!guard(L, "process.monitor", luaL_checkstring(L, 1))) return 2;
     const char *over = over_bounds(p, SPAWN_MONITOR);
-    if (over) return fail(L, over);
+    if (over) return sw_api_fail(L, over);
     uint64_t to = check_pid(L, 1);
     uint64_t ref = sw_proc_new_ref(p);
     if (!to || deliver(L, to, SW_DLV_MONITOR, ref, NULL, NULL) != 0) {
@@ -348,12 +342,12 @@ static int p_link(lua_State *L)
     sw_proc *p = sw_proc_of(L);
     if (!guard(L, "process.link", luaL_checkstring(L, 1))) return 2;
     uint64_t to = check_pid(L, 1);
-    if (!to || to == p->id) return fail(L, to ? "cannot link to itself" : "no such process");
+    if (!to || to == p->id) return sw_api_fail(L, to ? "cannot link to itself" : "no such process");
     bool linked = false;
     for (size_t i = 0; i < p->links.n && !linked; i++) linked = p->links.v[i] == to;
     const char *over = linked ? NULL : over_bounds(p, SPAWN_LINK);
-    if (over) return fail(L, over);
-    if (deliver(L, to, SW_DLV_LINK, 0, NULL, NULL) != 0) return fail(L, "no such process");
+    if (over) return sw_api_fail(L, over);
+    if (deliver(L, to, SW_DLV_LINK, 0, NULL, NULL) != 0) return sw_api_fail(L, "no such process");
     pidvec_remove(&p->links, to);
     pidvec_push(&p->links, to);
     lua_pushboolean(L, 1);
@@ -400,12 +394,12 @@ static int r_register(lua_State *L)
     if (!guard(L, "process.register", name)) return 2;
     uint64_t id = lua_isnoneornil(L, 2) ? p->id : check_pid(L, 2);
     if (!id || strncmp(name, "host|", 5) == 0)
-        return fail(L, id ? "names may not look like pids" : "no such process");
+        return sw_api_fail(L, id ? "names may not look like pids" : "no such process");
     switch (sw_pidtable_register(&p->rt->pids, name, id, p->id, (size_t)p->rt->limits.names)) {
     case SW_NAME_OK: break;
-    case SW_NAME_TAKEN: return fail(L, "name already registered");
-    case SW_NAME_TOO_MANY: return fail(L, "too many names");
-    default: return fail(L, "no such process");
+    case SW_NAME_TAKEN: return sw_api_fail(L, "name already registered");
+    case SW_NAME_TOO_MANY: return sw_api_fail(L, "too many names");
+    default: return sw_api_fail(L, "no such process");
     }
     lua_pushboolean(L, 1);
     return 1;
@@ -416,7 +410,7 @@ static int r_lookup(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     if (!guard(L, "process.lookup", name)) return 2;
     uint64_t id = sw_pidtable_lookup(&sw_proc_of(L)->rt->pids, name);
-    if (!id) return fail(L, "no process registered under that name");
+    if (!id) return sw_api_fail(L, "no process registered under that name");
     char pid[32];
     sw_pid_format(id, pid, sizeof pid);
     lua_pushstring(L, pid);
@@ -430,8 +424,8 @@ static int r_unregister(lua_State *L)
     if (!guard(L, "process.unregister", name)) return 2;
     switch (sw_pidtable_unregister(&p->rt->pids, name, p->id)) {
     case SW_NAME_OK: break;
-    case SW_NAME_NOT_HELD: return fail(L, "name not held by this process");
-    default: return fail(L, "no process registered under that name");
+    case SW_NAME_NOT_HELD: return sw_api_fail(L, "name not held by this process");
+    default: return sw_api_fail(L, "no process registered under that name");
     }
     lua_pushboolean(L, 1);
     return 1;

@@ -5,6 +5,7 @@
  * wing never includes the supervisor. */
 #include <lauxlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api.h"
 #include "kinds.h"
@@ -87,6 +88,24 @@ static int s_ready(lua_State *L)
     }
     sw_svc_request rq = {.kind = SW_SVC_REQ_READY, .service = id};
     return request(L, &rq);
+}
+
+/* The watchdog's ping (docs/supervision.md "Watchdog"): a relaxed store of the monotonic clock
+ * in the service's count, shared by every process of the service; the supervisor reads it on
+ * its own timer, so a ping queues nothing and wakes nobody. The coarse clock (the same clock as
+ * uv_hrtime's, at the kernel tick: a few ms behind at most) costs a third of the precise one;
+ * a ping read as a few ms older only brings a deadline of seconds that much nearer. */
+static int s_alive(lua_State *L)
+{
+    sw_proc *p = sw_proc_of(L);
+    if (!service_of(L) || !p->svc) return not_a_service(L);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    atomic_store_explicit(&p->svc->alive_ns,
+                          (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+                          memory_order_relaxed);
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 /* ---- set_restart_policy: a table checked against lifecycle.restart's own field table ---- */
@@ -209,6 +228,7 @@ int sw_open_service(lua_State *L)
     static const luaL_Reg fns[] = {{"id", s_id},
                                    {"config", s_config},
                                    {"ready", s_ready},
+                                   {"alive", s_alive},
                                    {"set_restart_policy", s_set_restart_policy},
                                    {"reset_backoff", s_reset_backoff},
                                    {NULL, NULL}};

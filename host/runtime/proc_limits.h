@@ -67,6 +67,9 @@ typedef struct sw_svc_count {
     atomic_bool told;        /* on_gone was called (or the owner saw the tree gone) */
     sw_tree_gone_fn on_gone; /* written before `ending` is set, read after it is seen */
     void *gone_arg;
+    /* uv_hrtime of the latest service.alive() from any process of the service: one relaxed
+     * store per call, read by the supervisor's watchdog timer (docs/supervision.md "Watchdog") */
+    atomic_uint_fast64_t alive_ns;
     /* What the service's processes (its own and its tree) use (docs/supervision.md
      * "Resources"). Per run: sw_tree_open resets the peaks, the CPU time and `refused`. */
     sw_vm_budget memory;     /* their Lua heaps, in budget steps; parent: the host's; cap:

@@ -29,10 +29,16 @@ static bool stop_requested(sw_svc_sub sub)
            sub == SW_SUB_STARTING_KILLED || sub == SW_SUB_RUNNING_KILLED;
 }
 
+/* Killed by the supervisor for a reason of its own (v->reason): its end is that failure. */
+static bool failed_by_host(sw_svc_sub sub)
+{
+    return sub == SW_SUB_START_TIMED_OUT || sub == SW_SUB_RUNNING_FAILED;
+}
+
 static bool killed(sw_svc_sub sub)
 {
-    return sub == SW_SUB_START_TIMED_OUT || sub == SW_SUB_STARTING_KILLED ||
-           sub == SW_SUB_RUNNING_KILLED || sub == SW_SUB_STOPPING_KILLED;
+    return failed_by_host(sub) || sub == SW_SUB_STARTING_KILLED || sub == SW_SUB_RUNNING_KILLED ||
+           sub == SW_SUB_STOPPING_KILLED;
 }
 
 bool sw_svc_waiting(const sw_svc *v)
@@ -312,8 +318,10 @@ static void launch_run(sw_svc *v, sw_proc *p)
         return;
     }
     prepare_standby(v, &sp);
+    svc_health_begin(v);
     if (lc->ready == SW_READY_SPAWN) {
         svc_enter(v, SW_SUB_RUNNING, NULL, -1);
+        svc_watchdog_arm(v);
         return;
     }
     sup_arm(&v->timer, start_timeout_fired, lc->start_timeout_ns);
@@ -324,6 +332,7 @@ void svc_start(sw_svc *v)
     if (v->run_start) v->restarts++;
     v->next_attempt_at = 0;
     v->run_policy.set = false; /* set_restart_policy holds for one run */
+    v->held_for_change = false;
     svc_enter(v, SW_SUB_STARTING, NULL, -1);
     if (service_args(v) != 0) {
         svc_enter(v, SW_SUB_FAILED_FOR_GOOD, "input cannot be passed to the process", -1);
@@ -368,6 +377,18 @@ void svc_ready(sw_svc *v, uint64_t pid)
     if (v->sub != SW_SUB_STARTING && v->sub != SW_SUB_STARTING_KILLED) return;
     uv_timer_stop(&v->timer);
     svc_enter(v, v->sub == SW_SUB_STARTING ? SW_SUB_RUNNING : SW_SUB_RUNNING_KILLED, NULL, -1);
+    svc_watchdog_arm(v);
+}
+
+void svc_fail_run(sw_svc *v, const char *reason)
+{
+    if (!v->pid || (v->sub != SW_SUB_STARTING && v->sub != SW_SUB_RUNNING)) return;
+    uv_timer_stop(&v->timer); /* a start timeout: this failure comes first */
+    free(v->reason);
+    v->reason = strdup(reason);
+    shift(v, v->sub == SW_SUB_STARTING ? SW_SUB_START_TIMED_OUT : SW_SUB_RUNNING_FAILED);
+    svc_liveness_stop(v);
+    sw_runtime_kill(v->sup->rt, v->pid);
 }
 
 /* ---- ends and restarts ---- */
@@ -407,14 +428,14 @@ void svc_end_held(sw_svc *v, sw_svc_state st, const char *reason)
  * event keeps only the message. */
 static void end_reason(sw_svc *v, sw_exit_kind kind, const char *error, char *reason, size_t size)
 {
-    const char *why = v->sub == SW_SUB_START_TIMED_OUT ? v->reason
-                      : kind == SW_EXIT_OK             ? "returned"
-                      : error                          ? error
-                                                       : "failed";
+    const char *why = failed_by_host(v->sub) ? v->reason
+                      : kind == SW_EXIT_OK   ? "returned"
+                      : error                ? error
+                                             : "failed";
     snprintf(reason, size, "%s", why ? why : "failed");
     char *trace = strstr(reason, "\nstack traceback:");
     if (trace) *trace = 0;
-    if (kind != SW_EXIT_FAILED || v->sub == SW_SUB_START_TIMED_OUT) return;
+    if (kind != SW_EXIT_FAILED || failed_by_host(v->sub)) return;
     sw_log_field f[2] = {{.key = "error", .type = SW_LF_STR, .s = reason},
                          {.key = "traceback",
                           .type = SW_LF_STR,
@@ -431,7 +452,9 @@ void svc_request(sw_svc *v, const sw_svc_request *rq)
 {
     if (!v->pid && v->sub != SW_SUB_ENDING && v->sub != SW_SUB_ENDING_KILLED) return;
     switch (rq->kind) {
-    case SW_SVC_REQ_READY: svc_ready(v, v->pid); break;
+    case SW_SVC_REQ_READY: /* ready: health waits for its check, not for the process */
+        if (v->entry->as.service.lifecycle.ready == SW_READY_NOTIFY) svc_ready(v, v->pid);
+        break;
     case SW_SVC_REQ_SET_POLICY:
         v->run_policy.r = rq->policy;
         v->run_policy.set = true;
@@ -452,12 +475,23 @@ static bool restart_worthy(const sw_svc *v, bool ok, bool retryable)
     return restart && !v->sup->shutting_down && !sw_svc_for_good(v);
 }
 
+/* `steward run --watch`: a failure waits for the next change rather than a restart, so an edit
+ * that breaks a service does not crash-loop it (docs/supervision.md "Watch mode"). */
+static void hold_for_change(sw_svc *v, const char *reason)
+{
+    v->held_for_change = true;
+    svc_enter(v, SW_SUB_FAILED_FOR_GOOD, reason, -1);
+    sw_log_write(v->sup->log, SW_LOG_WARN, v->entry->id, "waiting for a change", NULL, 0);
+}
+
 static void policy_end(sw_svc *v, bool ok, bool retryable, const char *reason, svc_end *out)
 {
     const sw_restart *r = svc_restart(v);
     sw_svc_state st = ok ? SW_SVC_STOPPED : SW_SVC_FAILED;
     if (!restart_worthy(v, ok, retryable)) {
         svc_enter(v, for_good_of(down(st)), reason, -1);
+    } else if (!ok && v->sup->hold_failures) {
+        hold_for_change(v, reason);
     } else if (r->max_attempts > 0 && v->attempt + 1 >= r->max_attempts) {
         char gave_up[1100];
         snprintf(gave_up, sizeof gave_up, "gave up after %lld attempts: %s",
@@ -517,9 +551,8 @@ static bool await_tree(sw_svc *v, sw_exit_kind kind, bool retryable, const char 
     if (sw_svc_view(v->sub) == SW_SVC_STOPPING)
         shift(v, SW_SUB_ENDING); /* a stop: its reason stays */
     else
-        svc_enter(
-            v, SW_SUB_ENDING,
-            v->sub == SW_SUB_START_TIMED_OUT ? v->reason : "stopping the processes it spawned", -1);
+        svc_enter(v, SW_SUB_ENDING,
+                  failed_by_host(v->sub) ? v->reason : "stopping the processes it spawned", -1);
     if (kill_at_once(v)) {
         shift(v, SW_SUB_ENDING_KILLED);
         sw_runtime_kill_tree(v->sup->rt, v->tree);
@@ -536,6 +569,7 @@ bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const
     out->to_group = false;
     if (pid != v->pid) return false; /* about an earlier run */
     uv_timer_stop(&v->timer);
+    svc_liveness_stop(v);
     v->pid = 0;
     if (!await_tree(v, kind, retryable, error)) run_over(v, kind, retryable, error, out);
     return true;
@@ -572,6 +606,7 @@ void svc_begin_stop(sw_svc *v)
     }
     if (!v->pid || sw_svc_view(v->sub) == SW_SVC_STOPPING) return;
     uv_timer_stop(&v->timer);
+    svc_liveness_stop(v);
     bool brutal = kill_at_once(v);
     svc_enter(v, killed(v->sub) || brutal ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
               s->shutting_down ? "shutdown" : "stop requested", -1);
@@ -611,17 +646,21 @@ sw_svc *svc_new(sw_supervisor *s, size_t i)
     v->index = i;
     uv_timer_init(s->loop, &v->timer);
     v->timer.data = v;
+    v->open_handles = 1;
+    svc_liveness_init(v);
     return v;
 }
 
 static void svc_closed(uv_handle_t *h)
 {
     sw_svc *v = h->data;
+    if (--v->open_handles) return;
     svc_drop_standby(v);
     free(v->reason);
     free(v->end.error);
     free(v->dependents);
     free(v->args.data);
+    free(v->live.last_error);
     for (int k = 0; k < SW_SVC_ERRORS; k++) free(v->last_errors[k]);
     sw_registry_free(v->reg);
     free(v);
@@ -630,6 +669,7 @@ static void svc_closed(uv_handle_t *h)
 void svc_free(sw_svc *v)
 {
     v->sub = SW_SUB_DISCARDED;
-    if (!v->preparing)
-        uv_close((uv_handle_t *)&v->timer, svc_closed); /* else when its standby is back */
+    if (v->preparing) return; /* when its standby is back */
+    uv_close((uv_handle_t *)&v->timer, svc_closed);
+    svc_liveness_close(v, svc_closed);
 }

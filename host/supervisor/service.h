@@ -81,6 +81,24 @@ const sw_restart *svc_restart(const sw_svc *v);
  * it came after the run's end, which is told after everything its processes sent). */
 void svc_request(sw_svc *v, const sw_svc_request *rq);
 
+/* Fails the current run with reason (the watchdog, health checks): its process is killed and
+ * its end is judged as a failure with that reason, by its policy. Nothing unless it is starting
+ * or running. */
+void svc_fail_run(sw_svc *v, const char *reason);
+
+/* ---- liveness (sup_watchdog.c, sup_health.c) ---- */
+
+/* Their timers, made with v and closed with it (each counted in v->open_handles). */
+void svc_liveness_init(sw_svc *v);
+void svc_liveness_close(sw_svc *v, uv_close_cb closed);
+/* The run became running: its watchdog, if any, counts from now. */
+void svc_watchdog_arm(sw_svc *v);
+/* A run was launched: its health checks, if any, begin. */
+void svc_health_begin(sw_svc *v);
+/* The run ended or is being stopped: its watchdog and checks stop (a check in flight is
+ * killed; its result, when it comes, is about nobody). */
+void svc_liveness_stop(sw_svc *v);
+
 /* Stops v now: CANCEL (killed after stop_timeout) if it runs; a pending start or a scheduled
  * restart is cancelled. Nothing if it is down or already stopping. */
 void svc_begin_stop(sw_svc *v);

@@ -69,6 +69,13 @@ void sup_on_prepared(void *tag, sw_proc *p);
 void sup_on_tree_gone(void *arg);
 /* A reload's validator ended (arg: the supervisor). */
 void sup_on_validator_exit(void *arg, uint64_t pid, const sw_exit_info *info);
+/* A health check ended (arg: the supervisor). */
+void sup_on_health_exit(void *arg, uint64_t pid, const sw_exit_info *info);
+
+/* ---- health checks (sup_health.c) ---- */
+
+/* Health check pid ended (MSG_HEALTH): kind and error by the return convention. */
+void sup_health_ended(sw_supervisor *s, uint64_t pid, sw_exit_kind kind, const char *error);
 
 /* ---- groups (sup_group.c) ---- */
 

@@ -163,8 +163,21 @@ static void wants(sw_supervisor *s, sup_plan *p)
     }
 }
 
+/* --watch: what failed after the last change starts again with this one, changed or not. */
+static void release_held_for_change(sw_supervisor *s, sup_plan *p)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        sw_svc *v = s->svcs[i];
+        if (!v->held_for_change) continue;
+        v->held_for_change = false;
+        if (sw_svc_for_good(v) && sw_svc_state_of(v) == SW_SVC_FAILED)
+            sup_plan_add(p, (sup_step){.kind = SUP_FRESH, .svc = v});
+    }
+}
+
 void sup_reload_steps(sw_supervisor *s, const bool *changed, sup_plan *p)
 {
+    release_held_for_change(s, p);
     restarts(s, changed, p);
     wants(s, p);
 }

@@ -18,8 +18,9 @@ typedef enum {
     MSG_READY,
     MSG_STANDBY,
     MSG_TREE_GONE,
-    MSG_SERVICE,  /* a request of the `service` module */
-    MSG_VALIDATED /* a reload's validator ended */
+    MSG_SERVICE,   /* a request of the `service` module */
+    MSG_VALIDATED, /* a reload's validator ended */
+    MSG_HEALTH     /* a health check ended */
 } msg_type;
 
 struct sw_sup_msg {
@@ -106,16 +107,26 @@ int sw_supervisor_service_request(void *arg, const sw_svc_request *rq)
     return 0;
 }
 
-void sup_on_validator_exit(void *arg, uint64_t pid, const sw_exit_info *info)
+/* A validator's or health check's end, told by its pid. */
+static void post_end(sw_supervisor *s, msg_type type, uint64_t pid, const sw_exit_info *info)
 {
-    sw_supervisor *s = arg;
     sw_sup_msg *m = calloc(1, sizeof *m);
-    if (!m) return; /* its reload is rejected when its start_timeout passes */
-    *m = (sw_sup_msg){.type = MSG_VALIDATED,
+    if (!m) return; /* its timeout (start_timeout, health.timeout) counts it as failed */
+    *m = (sw_sup_msg){.type = type,
                       .pid = pid,
                       .kind = info->kind,
                       .error = info->error ? strdup(info->error) : NULL};
     post(s, m);
+}
+
+void sup_on_validator_exit(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    post_end(arg, MSG_VALIDATED, pid, info);
+}
+
+void sup_on_health_exit(void *arg, uint64_t pid, const sw_exit_info *info)
+{
+    post_end(arg, MSG_HEALTH, pid, info);
 }
 
 /* A request of a service's process, about its current run (a service a reload removed is
@@ -146,6 +157,7 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
     else if (m->type == MSG_READY) svc_ready(m->svc, m->pid);
     else if (m->type == MSG_SERVICE) service_request(s, &m->rq);
     else if (m->type == MSG_VALIDATED) sup_validate_ended(s, m->pid, m->kind, m->error);
+    else if (m->type == MSG_HEALTH) sup_health_ended(s, m->pid, m->kind, m->error);
     else ended(s, m->svc, m);
 }
 
@@ -162,7 +174,8 @@ void sup_drain(sw_supervisor *s)
         /* A service that became ready lets its dependents start now, before a later message
          * of the batch (its own end, for a one-shot that returns right after ready()) can
          * make it look as if it never ran: as when each message was settled on its own. */
-        if ((m->type == MSG_READY || m->type == MSG_SERVICE) && s->changed) sup_settle(s);
+        if ((m->type == MSG_READY || m->type == MSG_SERVICE || m->type == MSG_HEALTH) && s->changed)
+            sup_settle(s);
         free(m->error);
         free((char *)m->rq.service);
         free(m);
@@ -240,6 +253,19 @@ static sw_svc *find(sw_supervisor *s, const char *id)
 }
 
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id) { return find(s, id); }
+
+size_t sw_supervisor_group_members(sw_supervisor *s, const char *id, bool *set)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (const sw_grp *g = s->svcs[i]->group; g; g = g->parent)
+            if (g->entry && strcmp(g->entry->id, id) == 0) {
+                set[i] = true;
+                n++;
+                break;
+            }
+    return n;
+}
 
 /* A start by hand: i and everything it needs, transitively, are wanted again and lose an
  * earlier stop by hand or failure for good (unless they run or wait to restart). */

@@ -42,6 +42,8 @@ typedef enum {
     SW_SUB_STARTING_KILLED, /* [starting] killed by the shutdown timeout; its end is a stop */
     SW_SUB_RUNNING,         /* [running] */
     SW_SUB_RUNNING_KILLED,  /* [running] killed by the shutdown timeout; its end is a stop */
+    SW_SUB_RUNNING_FAILED,  /* [running] killed by its watchdog or health checks; its end is a
+                                 failure with `reason` (as START_TIMED_OUT while starting) */
     SW_SUB_STOPPING,        /* [stopping] CANCEL sent; its end is a stop */
     SW_SUB_STOPPING_KILLED, /* [stopping] killed after stop_timeout (or a timeout before) */
     SW_SUB_ENDING,          /* [stopping] its process ended, processes it spawned are left:
@@ -117,7 +119,27 @@ typedef struct sw_svc {
         size_t len;
         const sw_entry *of;
     } args;
+    struct {                 /* liveness of the current run (sup_watchdog.c, sup_health.c) */
+        uv_timer_t watchdog; /* armed at the watchdog's deadline while running */
+        uint64_t since;      /* uv_hrtime the watchdog counts from: when the run became running */
+        uv_timer_t check_timer; /* the next check, or the timeout of the one in flight */
+        uint64_t check_pid;     /* the health check in flight, or 0 */
+        uint64_t check_started; /* uv_hrtime the run's checks count from (start_period) */
+        int64_t failures;       /* consecutive failed checks of this run */
+        int health;             /* sw_health */
+        char *last_error;       /* the last failed check's error, or NULL */
+    } live;
+    unsigned open_handles; /* timers still to close before it is freed */
+    bool held_for_change;  /* --watch: failed after a change, starts again at the next one */
 } sw_svc;
+
+/* A service's health as its checks found it in the current run (`steward status`). */
+typedef enum {
+    SW_HEALTH_NONE,     /* no lifecycle.health, or no run */
+    SW_HEALTH_UNKNOWN,  /* no check has answered in this run yet */
+    SW_HEALTH_HEALTHY,  /* the last check passed */
+    SW_HEALTH_UNHEALTHY /* the last `live.failures` checks failed */
+} sw_health;
 
 /* A child of a group: a service or a group. */
 typedef struct sw_child {
@@ -189,6 +211,9 @@ struct sw_supervisor {
     uint64_t reloads;
     bool reload_ok;
     char *reload_errors; /* the last one's reasons, one a line (malloc'd), or NULL */
+    /* `steward run --watch` (docs/supervision.md "Watch mode"): a failure that its policy would
+     * restart holds the service until the next reload that applies instead */
+    bool hold_failures;
 };
 
 /* Every function here runs on the loop's thread, and none calls back into its caller except
@@ -227,6 +252,9 @@ int sw_supervisor_service_request(void *arg, const sw_svc_request *rq);
 /* The service of an id, or NULL; for status queries. Borrowed: valid until the next entry
  * point (a reload may free a removed service once it is down). */
 sw_svc *sw_supervisor_find(sw_supervisor *s, const char *id);
+/* Marks in set (s->n flags) the services of the service.group id, at any depth. The number
+ * marked; 0 when id names no group. Thread: the loop's. */
+size_t sw_supervisor_group_members(sw_supervisor *s, const char *id, bool *set);
 /* Subscribes fn (one subscriber; NULL unsubscribes): called once at the end of each entry
  * point in which any service or group changed, after its reconcile. fn may call back into the
  * supervisor (start_one, ...): the changes that makes are told by a further call, not nested. */
@@ -234,6 +262,10 @@ void sw_supervisor_on_change(sw_supervisor *s, void (*fn)(void *arg), void *arg)
 /* Frees everything s holds and closes its loop handles, running the loop until they are
  * closed; call after the loop has stopped (after shutdown, or without a start). */
 void sw_supervisor_close(sw_supervisor *s);
+
+/* Seconds since the current run's last service.alive() (or since it became running, when it
+ * has not pinged yet); -1 when it has no watchdog or is not running. */
+double sw_svc_alive_age(const sw_svc *v, uint64_t now_hr);
 
 /* Reading a service (none fails; v is borrowed). */
 const char *sw_svc_state_name(sw_svc_state st);

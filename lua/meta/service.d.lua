@@ -33,6 +33,13 @@ function service.config() end
 ---@return string? err "not a service"
 function service.ready() end
 
+---The watchdog's ping: a service with lifecycle.watchdog must call it at least that often
+---once running, from any process of its tree, or its run fails ("watchdog timeout"). Costs
+---a clock read and a store; nothing is queued.
+---@return true|nil ok
+---@return string? err "not a service"
+function service.alive() end
+
 ---Replaces fields of lifecycle.restart for the current run's end; nil gives the entry's back.
 ---A bad table raises `bad argument #1 to 'set_restart_policy' (FIELD: ...)`. Guarded as
 ---service.set_restart_policy on the service's id.

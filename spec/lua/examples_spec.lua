@@ -58,6 +58,26 @@ describe("examples", function()
     end)
   end)
 
+  it("crontab: a reload that adds a job starts its worker, the others keep running", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute(("mkdir -p %s && cp -r examples/crontab/. %s && rm -f %s/.steward.sock"):format(
+      h.quote(dir), h.quote(dir), h.quote(dir))))
+    hh.with_app("crontab", function(host)
+      host:wait("three jobs scheduled", function(ev) return #hh.logs(ev, "cron:report", "scheduled") == 1 end)
+      local f = assert(io.open(dir .. "/app.yaml", "a"))
+      f:write("\n  - name: digest\n    kind: process.service\n    process: job\n" ..
+              "    input: [ \"report\", \"1s\" ]\n    lifecycle: { auto_start: true }\n")
+      f:close()
+      local r = h.run("reload", dir)
+      assert.are.equal(0, r.code, r.stderr)
+      host:wait("the new job ran", function(ev) return #hh.logs(ev, "cron:digest", "ran") >= 1 end)
+      local ev = host:stop()
+      assert.are.equal(1, #hh.logs(ev, "cron:heartbeat", "scheduled"), host:log_text()) -- not restarted
+    end, dir)
+    os.execute("rm -rf " .. h.quote(dir))
+  end)
+
   it("crontab: each job ticks on its own period and unschedules on CANCEL", function()
     example("crontab", function(host)
       host:wait("three heartbeats", function(ev) return #hh.logs(ev, "cron:heartbeat", "ran") >= 3 end)
