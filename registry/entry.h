@@ -232,8 +232,9 @@ typedef struct sw_http_service {
     } limits;
 } sw_http_service;
 
-/* The `auth` of an http.router or http.endpoint (docs/registry.md "http.router"): requests
- * carry a token of a security.token_store, checked before any handler runs. */
+/* The `auth` of an http.router or http.endpoint (docs/registry.md "auth of routers and
+ * endpoints"): requests carry a token of a security.token_store, checked before any handler
+ * runs. */
 typedef struct sw_http_auth {
     bool present;       /* written: the rest is set */
     sw_ref token_store; /* a security.token_store */

@@ -280,7 +280,8 @@ static int make_token(lua_State *L)
 }
 
 /* Starts a handler for the request tok names: a fresh process of the route's function.lua
- * (running as id, a request's token, when given), prepared with its token, pinned to the server's worker and launched. 0, or -1 with err. */
+ * (running as id, a request's token, when given), prepared with its token, pinned to the
+ * server's worker and launched. 0, or -1 with err. */
 int sw_http_handler_start(sw_proc *server, const sw_hsrv_token *tok, const sw_hroute *route,
                           sw_sec_identity *id, const char *params, size_t params_len, char *err,
                           size_t errlen)
