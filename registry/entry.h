@@ -254,12 +254,24 @@ typedef struct sw_http_service {
     } limits;
 } sw_http_service;
 
+/* The `auth` of an http.router or http.endpoint (docs/registry.md "auth of routers and
+ * endpoints"): requests carry a token of a security.token_store, checked before any handler
+ * runs. */
+typedef struct sw_http_auth {
+    bool present;       /* written: the rest is set */
+    sw_ref token_store; /* a security.token_store */
+    const char *header; /* "Authorization" */
+    const char *scheme; /* "Bearer"; "": the header's whole value is the token */
+    bool required;      /* false: a request without a token runs as the router */
+} sw_http_auth;
+
 typedef struct sw_http_router {
     sw_ref server;      /* an http.service */
     const char *prefix; /* "/" or "/api": no trailing slash but for "/" */
     struct {
         sw_security_ctx security; /* the identity its handlers run with */
     } lifecycle;
+    sw_http_auth auth;
 } sw_http_router;
 
 typedef struct sw_http_endpoint {
@@ -267,6 +279,7 @@ typedef struct sw_http_endpoint {
     const char *method; /* upper case: GET, POST, ... */
     const char *path;   /* "/items/{id}", "/static/{path...}" */
     sw_ref func;        /* a function.lua */
+    sw_http_auth auth;  /* overrides its router's when present */
 } sw_http_endpoint;
 /* test.lua: a test file `steward test` runs as a process (docs/registry.md "test.lua"). */
 typedef struct sw_test_lua {

@@ -1,7 +1,8 @@
 /* The HTTP server's kinds (docs/registry.md "http.service"): http.service (a service whose
- * process is the host's server; its lifecycle is any service's), http.router (a prefix and the
- * identity of its handlers) and http.endpoint (method, path pattern, function). Paths and
- * listen addresses are checked here, so a mistake is reported with its place at load. */
+ * process is the host's server; its lifecycle is any service's), http.router (a prefix, the
+ * identity of its handlers, its requests' auth) and http.endpoint (method, path pattern,
+ * function, auth). Paths, listen addresses and auth headers are checked here, so a mistake is
+ * reported with its place at load. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,59 @@ static void parse_prefix(sw_parse *p, const sw_node *n, void *dst)
     *(const char **)dst = sw_arena_strndup(p->arena, s, len);
 }
 
+/* An HTTP token (RFC 9110 "tchar"): what a header name and an auth scheme are made of. */
+static bool http_token(const char *s)
+{
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("!#$%&'*+-.^_`|~", *s)) return false;
+    return true;
+}
+
+static void parse_header_name(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    if (!*s || !http_token(s)) sw_parse_error(p, n, "not a header name: \"%s\"", s);
+    else *(const char **)dst = s;
+}
+
+static void parse_scheme(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    if (!http_token(s))
+        sw_parse_error(p, n, "not an auth scheme: \"%s\" (\"Bearer\", or \"\" for a raw token)", s);
+    else *(const char **)dst = s;
+}
+
+/* ---- auth (http.router and http.endpoint) ---- */
+
+#define HA(f) offsetof(sw_http_auth, f)
+static const sw_field http_auth_fields[] = {
+    {.name = "token_store",
+     .type = SW_F_REF,
+     .offset = HA(token_store),
+     .flags = SW_F_REQUIRED,
+     .kinds = SW_KINDBIT(SW_KIND_TOKEN_STORE)},
+    {.name = "header", .type = SW_F_CUSTOM, .offset = HA(header), .custom = parse_header_name},
+    {.name = "scheme", .type = SW_F_CUSTOM, .offset = HA(scheme), .custom = parse_scheme},
+    {.name = "required", .type = SW_F_BOOL, .offset = HA(required)},
+};
+static const sw_schema http_auth_schema = {http_auth_fields, N(http_auth_fields)};
+
+/* `auth`: its defaults, then the fields written; `present` tells an endpoint's from none. */
+static void parse_auth(sw_parse *p, const sw_node *n, void *dst)
+{
+    if (n->type != SW_NODE_MAP) {
+        sw_parse_error(p, n, "expected a mapping ({token_store: ID}), got %s", sw_node_describe(n));
+        return;
+    }
+    sw_http_auth *a = dst;
+    *a = (sw_http_auth){
+        .present = true, .header = "Authorization", .scheme = "Bearer", .required = true};
+    sw_schema_parse(p, &http_auth_schema, n, a, NULL);
+}
+
 /* ---- http.service ---- */
 
 #define HL(f) offsetof(sw_http_service, limits.f) - offsetof(sw_http_service, limits)
@@ -191,6 +245,11 @@ static const sw_field http_router_fields[] = {
      .type = SW_F_OBJECT,
      .offset = offsetof(sw_http_router, lifecycle),
      .sub = &router_lifecycle_schema},
+    {.name = "auth",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_http_router, auth),
+     .sub = &http_auth_schema,
+     .custom = parse_auth},
 };
 const sw_schema sw_http_router_schema = {http_router_fields, N(http_router_fields)};
 
@@ -219,5 +278,10 @@ static const sw_field http_endpoint_fields[] = {
      .offset = offsetof(sw_http_endpoint, func),
      .flags = SW_F_REQUIRED,
      .kinds = SW_KINDBIT(SW_KIND_FUNCTION_LUA)},
+    {.name = "auth",
+     .type = SW_F_CUSTOM,
+     .offset = offsetof(sw_http_endpoint, auth),
+     .sub = &http_auth_schema,
+     .custom = parse_auth},
 };
 const sw_schema sw_http_endpoint_schema = {http_endpoint_fields, N(http_endpoint_fields)};

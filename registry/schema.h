@@ -43,7 +43,7 @@ typedef struct sw_field {
     unsigned flags;
     unsigned kinds;           /* REF/REFLIST: allowed target kinds (SW_KINDBIT) */
     const char *const *enums; /* ENUM: NULL-terminated names, value = index */
-    const sw_schema *sub;     /* OBJECT */
+    const sw_schema *sub;     /* OBJECT; CUSTOM: the mapping's fields, if it is one */
     void (*custom)(sw_parse *p, const sw_node *n, void *dst);
     double min, max; /* INT/NUMBER bounds, inclusive; applied when min < max */
 } sw_field;

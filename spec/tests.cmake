@@ -37,6 +37,7 @@ list(APPEND C_TESTS test_log_ring) # one line each, so parallel additions merge
 list(APPEND C_TESTS test_http_routes)
 list(APPEND C_TESTS test_identity)
 list(APPEND C_TESTS test_lib_tree)
+list(APPEND C_TESTS test_http_auth)
 foreach(t ${C_TESTS})
   if(CMOCKA_FOUND AND EXISTS ${CMAKE_SOURCE_DIR}/spec/c/${t}.c)
     add_executable(${t} spec/c/${t}.c)

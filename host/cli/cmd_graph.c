@@ -60,7 +60,8 @@ static void print_escaped(const char *s, const char *quote_as)
     }
 }
 
-/* An http.service's routes: method, path, function, and the endpoint and router they come from. */
+/* An http.service's routes: method, path, function, the endpoint and router they come from, and
+ * the token store of their auth (docs/registry.md "auth of routers and endpoints"). */
 static void print_routes(const sw_registry *r, const sw_entry *svc)
 {
     sw_hroutes routes;
@@ -68,8 +69,10 @@ static void print_routes(const sw_registry *r, const sw_entry *svc)
     for (size_t i = 0; i < routes.n; i++) {
         const sw_hroute *rt = &routes.v[i];
         const sw_http_endpoint *ep = &rt->endpoint->as.http_endpoint;
-        printf("    route %s %s -> %s  (%s via router %s)\n", ep->method, rt->pattern, ep->func.id,
-               rt->endpoint->id, ep->router.id);
+        printf("    route %s %s -> %s  (%s via router %s%s%s%s)\n", ep->method, rt->pattern,
+               ep->func.id, rt->endpoint->id, ep->router.id, rt->auth ? ", auth " : "",
+               rt->auth ? rt->auth->token_store.id : "",
+               rt->auth && !rt->auth->required ? " optional" : "");
     }
     sw_hroutes_free(&routes);
 }

@@ -59,8 +59,10 @@ static json_t *field_schema(const sw_field *f)
     case SW_F_LIST: return json_pack("{s:s}", "type", "array");
     case SW_F_MAP: return json_pack("{s:s}", "type", "object");
     case SW_F_OBJECT: return object_schema(f->sub, NULL);
-    case SW_F_ANY:
-    case SW_F_CUSTOM: break;
+    case SW_F_CUSTOM:
+        if (f->sub) return object_schema(f->sub, NULL); /* a mapping its own code parses */
+        break;
+    case SW_F_ANY: break;
     }
     return json_pack("{s:s}", "description", "checked by steward check (docs/registry.md)");
 }

@@ -279,10 +279,12 @@ static int make_token(lua_State *L)
     return 0;
 }
 
-/* Starts a handler for the request tok names: a fresh process of the route's function.lua,
- * prepared with its token, pinned to the server's worker and launched. 0, or -1 with err. */
+/* Starts a handler for the request tok names: a fresh process of the route's function.lua
+ * (running as id, a request's token, when given), prepared with its token, pinned to the
+ * server's worker and launched. 0, or -1 with err. */
 int sw_http_handler_start(sw_proc *server, const sw_hsrv_token *tok, const sw_hroute *route,
-                          const char *params, size_t params_len, char *err, size_t errlen)
+                          sw_sec_identity *id, const char *params, size_t params_len, char *err,
+                          size_t errlen)
 {
     sw_spawn sp = {.entry = route->func,
                    .registry = server->ctx.registry,
@@ -290,7 +292,8 @@ int sw_http_handler_start(sw_proc *server, const sw_hsrv_token *tok, const sw_hr
                    .parent = server,
                    .worker = server->worker,
                    .on_exit = handler_exit,
-                   .main_hook = handler_hook};
+                   .main_hook = handler_hook,
+                   .identity = id};
     snprintf(err, errlen, "out of memory");
     sw_proc *h = sw_proc_prepare(server->rt, &sp, err, errlen);
     if (!h) return -1;

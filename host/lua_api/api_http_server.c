@@ -2,7 +2,8 @@
  * a supervised service whose process is the host's own (lua/http_server.lua) with `srv`, an
  * object only that chunk sees: start (guarded as net.listen), address, drain, connections. The
  * sockets, parsing and limits are C (runtime/http_server.c) on that process's worker; each
- * complete request is routed here (runtime/http_routes.c), answered 404/405, or handed to a
+ * complete request is routed here (runtime/http_routes.c), answered 404/405, authenticated
+ * when its route has `auth` (runtime/http_auth.c: 401 before any Lua), then handed to a
  * handler process (api_http_handler.c); one that cannot start is answered 503. */
 #include <lauxlib.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "api.h"
 #include "api_http_handler.h"
+#include "http_auth.h"
 #include "http_routes.h"
 #include "http_server.h"
 #include "proc.h"
@@ -56,9 +58,19 @@ static void dispatch(void *arg, const sw_hsrv_token *tok, const sw_hsrv_request 
         answer_text(tok, 405, head);
         return;
     }
-    char err[256];
-    if (sw_http_handler_start(hs->proc, tok, route, params, params_len, err, sizeof err) == 0)
+    sw_sec_identity *id;
+    sw_hauth auth = sw_http_authenticate(route, req, &id);
+    if (auth == SW_HAUTH_MISSING || auth == SW_HAUTH_INVALID) {
+        char head[160];
+        sw_http_auth_challenge(route, auth, head, sizeof head);
+        answer_text(tok, 401, head);
+        if (auth == SW_HAUTH_INVALID) sw_http_auth_audit(hs->proc->rt, hs->entry->id, route, req);
         return;
+    }
+    char err[256];
+    int rc = sw_http_handler_start(hs->proc, tok, route, id, params, params_len, err, sizeof err);
+    sw_sec_identity_release(id); /* the handler holds its own reference */
+    if (rc == 0) return;
     answer_text(tok, 503, ""); /* no process for it: the process limit, host memory */
     sw_log_field f[] = {{.key = "endpoint", .type = SW_LF_STR, .s = route->endpoint->id},
                         {.key = "error", .type = SW_LF_STR, .s = err}};
@@ -86,6 +98,19 @@ static int s_gc(lua_State *L)
     return 0;
 }
 
+/* The token store of each route with auth (host-wide: they outlive this server). */
+static bool bind_stores(hserver *hs)
+{
+    for (size_t i = 0; i < hs->routes.n; i++) {
+        sw_hroute *r = &hs->routes.v[i];
+        if (!r->auth) continue;
+        sw_token_stores *all = hs->proc->rt->tokens;
+        r->store = all ? sw_token_store_of(all, r->auth->token_store.target) : NULL;
+        if (!r->store) return false;
+    }
+    return true;
+}
+
 /* srv:start(): listens on the service's `listen` (guarded: net.listen on tcp:HOST:PORT) and
  * serves its routes. true, or nil, err. */
 static int s_start(lua_State *L)
@@ -105,7 +130,7 @@ static int s_start(lua_State *L)
     const sw_proc_ctx *ctx = sw_proc_ctx_of(L);
     if (ctx->allowed && !ctx->allowed(L, "net.listen", resource))
         return sw_push_denied(L, "net.listen", resource);
-    if (sw_hroutes_build(&hs->routes, ctx->registry, hs->entry) != 0)
+    if (sw_hroutes_build(&hs->routes, ctx->registry, hs->entry) != 0 || !bind_stores(hs))
         return luaL_error(L, "out of memory");
     sw_hsrv_limits lim = {cfg->limits.max_connections, cfg->limits.header_timeout_ns,
                           cfg->limits.idle_timeout_ns, cfg->limits.max_header_size,

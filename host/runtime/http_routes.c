@@ -48,6 +48,10 @@ int sw_hroutes_build(sw_hroutes *r, const sw_registry *reg, const sw_entry *serv
         rt->func = e->as.http_endpoint.func.target;
         rt->identity = router->as.http_router.lifecycle.security.present ? router->id : server->id;
         rt->literals = count_literals(rt->pattern);
+        rt->auth = e->as.http_endpoint.auth.present      ? &e->as.http_endpoint.auth
+                   : router->as.http_router.auth.present ? &router->as.http_router.auth
+                                                         : NULL;
+        rt->store = NULL;
         r->n++;
     }
     return 0;

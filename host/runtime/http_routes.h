@@ -13,10 +13,13 @@
 typedef struct sw_hroute {
     const sw_entry *endpoint;
     const sw_entry *func; /* its function.lua */
-    const char *identity; /* the service id its handlers run as: the router's, if it has
-                            * lifecycle.security, else the http.service's */
-    char *pattern;        /* "/api/items/{id}" */
-    size_t literals;      /* segments without a parameter */
+    /* the service id its handlers run as: the router's, if it has lifecycle.security, else the
+     * http.service's */
+    const char *identity;
+    const sw_http_auth *auth;     /* the endpoint's, else the router's, else NULL (none) */
+    struct sw_token_store *store; /* auth's store, set by the server as it starts */
+    char *pattern;                /* "/api/items/{id}" */
+    size_t literals;              /* segments without a parameter */
 } sw_hroute;
 
 typedef struct sw_hroutes {

@@ -255,4 +255,80 @@ function cases.example(addr)
   print("miss", r.status, json.decode(r.body).error)
 end
 
+-- Authenticated endpoints (spec/apps/http_auth/app): tokens from /mint, then requests with
+-- each, with none, with bad ones; each line: tag, status, actor, may delete, challenge. One
+-- token lives ttl_ms.
+function cases.auth(addr, ttl_ms)
+  local function mint(query) return fetch(addr, "POST", "/mint?" .. query).body end
+  local function call(tag, method, path, headers)
+    local r = fetch(addr, method, path .. "?tag=" .. tag, headers)
+    local b = r.status == 401 and { actor = r.body:gsub("\n", "") } or json.decode(r.body)
+    print(tag, r.status, b.actor, tostring(b.delete), r.headers["www-authenticate"] or "-")
+  end
+  local function bearer(t) return { authorization = "Bearer " .. t } end
+  local admin, user = mint("user=alice&group=admins"), mint("user=bob&group=users")
+  print("tokens", #admin, #user, admin ~= user)
+  call("admin", "DELETE", "/api/orders", bearer(admin))
+  call("user", "DELETE", "/api/orders", bearer(user))
+  call("none", "DELETE", "/api/orders")
+  call("unknown", "DELETE", "/api/orders", bearer(("A"):rep(32)))
+  call("malformed", "DELETE", "/api/orders", bearer("not a token"))
+  call("basic", "DELETE", "/api/orders", { authorization = "Basic " .. admin })
+  call("bare", "DELETE", "/api/orders", { authorization = admin })
+  call("lower", "DELETE", "/api/orders", { authorization = "bearer   " .. admin .. " " })
+  local short = mint("user=carol&group=admins&ttl=" .. ttl_ms .. "ms")
+  call("fresh", "DELETE", "/api/orders", bearer(short))
+  time.sleep(2 * tonumber(ttl_ms) / 1000)
+  call("expired", "DELETE", "/api/orders", bearer(short))
+  local gone = mint("user=dave&group=admins")
+  call("live", "DELETE", "/api/orders", bearer(gone))
+  print("revoke", mint("revoke=" .. gone))
+  call("revoked", "DELETE", "/api/orders", bearer(gone))
+  call("opt_none", "GET", "/api/optional")
+  call("opt_user", "GET", "/api/optional", bearer(user))
+  call("opt_admin", "GET", "/api/optional", bearer(admin))
+  call("opt_bad", "GET", "/api/optional", bearer(("B"):rep(32)))
+  call("open", "GET", "/open/who", bearer(admin))
+  call("key_none", "GET", "/open/keyed")
+  call("key_admin", "GET", "/open/keyed", { ["x-api-key"] = admin })
+  call("key_bearer", "GET", "/open/keyed", { ["x-api-key"] = "Bearer " .. admin })
+end
+
+-- n requests with a bad token to one endpoint of spec/apps/http_auth/app: their statuses.
+function cases.auth_storm(addr, n)
+  local count = {}
+  for i = 1, tonumber(n) do
+    local r = fetch(addr, "GET", "/open/keyed?tag=storm" .. i, { ["x-api-key"] = ("C"):rep(32) })
+    count[r.status] = (count[r.status] or 0) + 1
+  end
+  for status, k in pairs(count) do print(status, k) end
+end
+
+-- examples/secured-api: log in as alice (admin) and bob (customer), list, delete, none, logout.
+function cases.secured(addr)
+  local function login(user)
+    local r = fetch(addr, "POST", "/login", { ["content-type"] = "application/json" },
+                    json.encode({ user = user }))
+    return r.status, json.decode(r.body)
+  end
+  local function call(name, method, path, token)
+    local r = fetch(addr, method, path, token and { authorization = "Bearer " .. token })
+    local b = r.status == 401 and {} or json.decode(r.body)
+    print(name, r.status, b.user or b.by or b.logged_out or b.error or r.headers["www-authenticate"],
+          b.orders and #b.orders or b.deleted or tostring(b.revoked))
+  end
+  local _, alice = login("alice")
+  local _, bob = login("bob")
+  print("login", alice.user, alice.role, bob.user, bob.role, #alice.token)
+  local status, body = login("mallory")
+  print("unknown", status, body.error)
+  call("list bob", "GET", "/api/orders", bob.token)
+  call("delete alice", "DELETE", "/api/orders/1", alice.token)
+  call("delete bob", "DELETE", "/api/orders/1", bob.token)
+  call("no token", "GET", "/api/orders")
+  call("logout bob", "POST", "/api/logout", bob.token)
+  call("after logout", "GET", "/api/orders", bob.token)
+  call("alice still", "GET", "/api/orders", alice.token)
+end
+
 return function(case, ...) return cases[case](...) end
