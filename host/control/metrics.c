@@ -216,15 +216,17 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
     *b = uv_buf_init(c->m->readbuf, sizeof c->m->readbuf);
 }
 
+/* Parses what came, up to one byte past SW_METRICS_MAX_REQUEST (that byte tells a request too
+ * long: 431 while in its head, 413 in its body), and answers once there is something to say. */
 static void feed(mconn *c, const char *data, size_t n)
 {
-    c->parsed += http_parser_execute(&c->parser, &settings, data, n);
-    enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+    size_t room = SW_METRICS_MAX_REQUEST + 1 - c->parsed;
+    c->parsed += http_parser_execute(&c->parser, &settings, data, n < room ? n : room);
     if (c->fail) answer(c, c->fail, NULL, 0, false);
+    else if (c->complete) route(c);
+    else if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) answer(c, 400, NULL, 0, false);
     else if (c->parsed > SW_METRICS_MAX_REQUEST)
         answer(c, c->headers_done ? 413 : 431, NULL, 0, false);
-    else if (c->complete) route(c);
-    else if (e != HPE_OK) answer(c, 400, NULL, 0, false);
 }
 
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
