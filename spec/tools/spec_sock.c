@@ -110,7 +110,8 @@ static bool tcp_address(const char *path, struct sockaddr_in *a)
 {
     const char *colon = strrchr(path, ':');
     char ip[64];
-    if (strncmp(path, "tcp:", 4) != 0 || !colon || (size_t)(colon - path - 4) >= sizeof ip) return false;
+    if (strncmp(path, "tcp:", 4) != 0 || !colon || (size_t)(colon - path - 4) >= sizeof ip)
+        return false;
     memcpy(ip, path + 4, (size_t)(colon - path - 4));
     ip[colon - path - 4] = 0;
     memset(a, 0, sizeof *a);
