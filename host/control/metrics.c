@@ -41,6 +41,8 @@ struct mconn {
     bool path_long, headers_done, complete;
     int fail;      /* set by a parser callback: answer this status */
     bool answered; /* then only reads to drop, until the client closes */
+    bool writing;  /* the answer is not all written yet */
+    bool eof;      /* the client closed its side: closed once the answer is written */
     bool closing;
 };
 
@@ -148,7 +150,12 @@ static void on_written(uv_write_t *req, int status)
     mconn *c = w->c;
     free(w->body);
     free(w);
+    c->writing = false;
     if (c->closing) return;
+    if (c->eof) {
+        close_conn(c);
+        return;
+    }
     uv_shutdown_t *sd = status == 0 ? malloc(sizeof *sd) : NULL;
     if (!sd || uv_shutdown(sd, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
         free(sd);
@@ -184,7 +191,9 @@ static void answer(mconn *c, int status, char *body, size_t len, bool head_only)
         free(body);
         free(w);
         close_conn(c);
+        return;
     }
+    c->writing = true;
 }
 
 /* A complete request: /metrics for GET or HEAD, 405 for another method, 404 elsewhere. */
@@ -232,7 +241,10 @@ static void feed(mconn *c, const char *data, size_t n)
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     mconn *c = st->data;
-    if (n < 0) {
+    if (n < 0 && c->writing) { /* a client that half-closed after its request */
+        c->eof = true;
+        uv_read_stop(st);
+    } else if (n < 0) {
         close_conn(c); /* the client closed (before its request ended, or after the answer) */
         return;
     }
@@ -258,7 +270,10 @@ static void on_deadline(uv_timer_t *t)
 static void accept_one(sw_metrics *m)
 {
     mconn *c = calloc(1, sizeof *c);
-    if (!c) return; /* the connection waits in the listener for the next close */
+    if (!c) { /* the connection waits in the listener for the next close */
+        m->accept_waiting = true;
+        return;
+    }
     c->m = m;
     uv_tcp_init(m->sup->loop, &c->tcp);
     uv_timer_init(m->sup->loop, &c->timer);
