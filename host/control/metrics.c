@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_server.h"
 #include "metrics_text.h"
 
 #define PATH_MAX_LEN 256 /* a longer path is not /metrics: 404 */
@@ -120,23 +121,9 @@ static const http_parser_settings settings = {.on_url = on_url,
 typedef struct mwrite {
     uv_write_t req;
     mconn *c;
-    char *body; /* malloc'd, or NULL */
-    char head[256];
+    char *body; /* malloc'd, or NULL: the reason phrase in text is the body */
+    char head[256], text[64];
 } mwrite;
-
-static const char *reason(int status)
-{
-    switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 431: return "Request Header Fields Too Large";
-    default: return "Internal Server Error";
-    }
-}
 
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
@@ -163,7 +150,20 @@ static void on_written(uv_write_t *req, int status)
     }
 }
 
-/* Sends status with body (taken, may be NULL: the reason as text), without it for a HEAD. */
+/* The status line and headers of an answer of len bytes into w->head; their length. */
+static unsigned head_of(mwrite *w, int status, size_t len)
+{
+    const char *type =
+        status == 200 ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8";
+    int n = snprintf(w->head, sizeof w->head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+                     "Connection: close\r\n\r\n",
+                     status, sw_hsrv_reason(status), type, len,
+                     status == 405 ? "Allow: GET, HEAD\r\n" : "");
+    return (unsigned)n;
+}
+
+/* Sends status with body (taken; NULL: the reason phrase), without it for a HEAD. */
 static void answer(mconn *c, int status, char *body, size_t len, bool head_only)
 {
     c->answered = true;
@@ -173,20 +173,11 @@ static void answer(mconn *c, int status, char *body, size_t len, bool head_only)
         close_conn(c);
         return;
     }
-    const char *type = "text/plain; charset=utf-8";
-    if (status == 200) type = "text/plain; version=0.0.4; charset=utf-8";
-    char text[128];
-    if (!body) len = (size_t)snprintf(text, sizeof text, "%s\n", reason(status));
-    uv_buf_t bufs[2];
-    bufs[0] = uv_buf_init(w->head, (unsigned)snprintf(w->head, sizeof w->head,
-                                                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-                                                      "Content-Length: %zu\r\n%sConnection: "
-                                                      "close\r\n\r\n",
-                                                      status, reason(status), type, len,
-                                                      status == 405 ? "Allow: GET, HEAD\r\n" : ""));
-    bufs[1] = uv_buf_init(body ? body : text, (unsigned)(head_only ? 0 : len));
     w->c = c;
     w->body = body;
+    if (!body) len = (size_t)snprintf(w->text, sizeof w->text, "%s\n", sw_hsrv_reason(status));
+    uv_buf_t bufs[2] = {uv_buf_init(w->head, head_of(w, status, len)),
+                        uv_buf_init(body ? body : w->text, (unsigned)(head_only ? 0 : len))};
     if (uv_write(&w->req, (uv_stream_t *)&c->tcp, bufs, 2, on_written) != 0) {
         free(body);
         free(w);
