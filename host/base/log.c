@@ -45,6 +45,11 @@ struct sw_log {
 
 bool sw_log_enabled(const sw_log *log, sw_log_level level) { return log && level >= log->min; }
 
+uint64_t sw_log_dropped(sw_log *log)
+{
+    return log && log->writer ? sw_log_writer_stats_of(log->writer).dropped : 0;
+}
+
 int sw_log_level_parse(const char *name)
 {
     if (!name) return -1;

@@ -92,5 +92,8 @@ void sw_log_write(sw_log *log, sw_log_level level, const char *service, const ch
                   const sw_log_field *fields, size_t n_fields);
 /* "debug", "info", "warn"/"warning", "error" -> level; -1 if unknown. */
 int sw_log_level_parse(const char *name);
+/* Lines the log lost since it opened (its buffer was full or a write failed): the count its
+ * "N log lines dropped" notices add up to. Any thread. */
+uint64_t sw_log_dropped(sw_log *log);
 
 #endif

@@ -20,6 +20,7 @@
 #include "supervisor.h"
 #include "memory_high.h"
 #include "control.h"
+#include "metrics.h"
 #include "notify.h"
 #include "units.h"
 #include "watch.h"
@@ -168,6 +169,7 @@ typedef struct app_state {
     sw_supervisor sup;
     sw_memory_high high;
     sw_control *ctl;
+    sw_metrics *metrics; /* NULL: no metrics.listen */
     int signals;
     sw_watch *watch;        /* --watch, or NULL */
     uv_timer_t sd_watchdog; /* pings systemd's watchdog, when it has one */
@@ -282,6 +284,17 @@ static sw_control *open_control(const sw_cli *cli, const sw_host_config *cfg, sw
     return ctl;
 }
 
+/* The metrics endpoint, when the config names one (docs/operating.md "Metrics"); false
+ * (message printed) when it cannot listen there. */
+static bool open_metrics(const sw_host_config *cfg, app_state *a)
+{
+    if (!cfg->metrics_listen) return true;
+    char err[600];
+    a->metrics = sw_metrics_open(&a->sup, cfg->metrics_listen, err, sizeof err);
+    if (!a->metrics) fprintf(stderr, "steward: %s\n", err);
+    return a->metrics != NULL;
+}
+
 /* The app's log: sw_cli_log, keeping records in rings and files as the config says; NULL
  * (message printed) when it cannot. */
 static sw_log *app_log(const sw_cli *cli, const sw_host_config *cfg)
@@ -325,7 +338,9 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     a.sup.shutdown_timeout_ns = cfg->shutdown_timeout_ns;
     sw_notify *notify;
     sw_control *ctl = open_control(cli, cfg, &a.sup, &notify);
-    if (!ctl) {
+    if (!ctl || !open_metrics(cfg, &a)) {
+        sw_control_close(ctl);
+        sw_notify_free(notify);
         sw_runtime_free(rt);
         sw_supervisor_close(&a.sup);
         uv_loop_close(&a.loop);
@@ -353,6 +368,7 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
     uv_close((uv_handle_t *)&a.sd_watchdog, NULL);
     sw_memory_high_stop(&a.high);
     sw_runtime_free(rt); /* workers stop first: no exit report can race the close below */
+    sw_metrics_close(a.metrics);
     sw_control_close(ctl);
     sw_supervisor_close(&a.sup);
     uv_loop_close(&a.loop);

@@ -10,6 +10,7 @@
 #include "control.h"
 #include "log_files.h"
 #include "log_ring.h"
+#include "metrics.h"
 #include "readfile.h"
 #include "schema.h"
 #include "units.h"
@@ -97,6 +98,17 @@ static void parse_memory_high(sw_parse *p, const sw_node *n, void *dst)
     c->memory_high_col = n->col;
 }
 
+/* metrics.listen: "HOST:PORT", checked here so a bad one names its line. */
+static void parse_metrics_listen(sw_parse *p, const sw_node *n, void *dst)
+{
+    const char *s;
+    if (!sw_read_string(p, n, &s)) return;
+    sw_net_addr a;
+    char err[512];
+    if (sw_metrics_parse_listen(s, &a, err, sizeof err) != 0) sw_parse_error(p, n, "%s", err);
+    else *(const char **)dst = s;
+}
+
 #define LIM(f) (HC(limits) + offsetof(sw_limits, f))
 static const sw_field mailbox_fields[] = {
     {.name = "messages", .type = SW_F_INT, .offset = LIM(mailbox_messages), .min = 1, .max = 1e9},
@@ -148,6 +160,11 @@ static const sw_field control_fields[] = {
 static const sw_field exec_fields[] = {
     {.name = "allow", .type = SW_F_BOOL, .offset = HC(exec_allow)}};
 static const sw_schema exec_schema = {exec_fields, 1};
+static const sw_field metrics_fields[] = {{.name = "listen",
+                                           .type = SW_F_CUSTOM,
+                                           .offset = HC(metrics_listen),
+                                           .custom = parse_metrics_listen}};
+static const sw_schema metrics_schema = {metrics_fields, 1};
 static const sw_field memory_fields[] = {
     {.name = "high", .type = SW_F_CUSTOM, .offset = 0, .custom = parse_memory_high}};
 static const sw_schema memory_schema = {memory_fields, 1};
@@ -166,6 +183,7 @@ static const sw_field config_fields[] = {
     {.name = "limits", .type = SW_F_OBJECT, .offset = 0, .sub = &limits_schema},
     {.name = "exec", .type = SW_F_OBJECT, .offset = 0, .sub = &exec_schema},
     {.name = "memory", .type = SW_F_OBJECT, .offset = 0, .sub = &memory_schema},
+    {.name = "metrics", .type = SW_F_OBJECT, .offset = 0, .sub = &metrics_schema},
 };
 static const sw_schema config_schema = {config_fields,
                                         sizeof config_fields / sizeof *config_fields};

@@ -30,7 +30,8 @@ typedef struct sw_host_config {
     uint64_t memory_high;        /* memory.high in bytes, or 0 (off, or a fraction) */
     double memory_high_fraction; /* memory.high as a fraction of the RAM, or 0 */
     int memory_high_line, memory_high_col; /* where memory.high was written */
-    void *owner;                           /* keeps the parsed file alive */
+    const char *metrics_listen; /* metrics.listen "HOST:PORT"; NULL: no metrics endpoint */
+    void *owner;                /* keeps the parsed file alive */
 } sw_host_config;
 
 void sw_host_config_defaults(sw_host_config *c);

@@ -26,6 +26,19 @@ static void iso_time(char *out, size_t size, int64_t ns)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns / 1000000 % 1000));
 }
 
+double sw_ctl_service_uptime(const sw_svc *v, uint64_t now_hr)
+{
+    bool up = v->pid && v->run_start && now_hr >= v->run_start;
+    return up ? (double)(now_hr - v->run_start) / 1e9 : -1;
+}
+
+long long sw_ctl_service_processes(const sw_svc *v)
+{
+    /* its own process and those it spawned, at any depth (an ending run's tree included) */
+    long long tree = v->tree ? atomic_load_explicit(&v->tree->live, memory_order_relaxed) : 0;
+    return (v->pid ? 1 : 0) + (tree > 0 ? tree : 0);
+}
+
 /* Liveness (docs/supervision.md "Watchdog", "Health checks"): the health its checks found in
  * this run ({state, failures, of, error}; null without checks or a run), the watchdog's
  * interval and the seconds since the last service.alive() (null without a watchdog). */
@@ -56,18 +69,14 @@ json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_h
     if (v->pid) sw_pid_format(v->pid, pid, sizeof pid);
     if (v->next_attempt_at) iso_time(at, sizeof at, v->next_attempt_at);
     int64_t in = v->next_attempt_at - now_wall_ns;
-    bool up = v->pid && v->run_start && now_hr >= v->run_start;
+    double up = sw_ctl_service_uptime(v, now_hr);
     /* one set per key rather than json_pack: this runs for every service of a status */
     json_t *o = json_object();
     int rc = sw_json_set(o, "id", sw_json_str(v->entry->id));
     rc |= sw_json_set(o, "state", sw_json_str(sw_svc_state_name(sw_svc_state_of(v))));
     rc |= sw_json_set(o, "pid", sw_json_str(v->pid ? pid : NULL));
-    rc |= sw_json_set(o, "uptime",
-                      up ? sw_json_num((double)(now_hr - v->run_start) / 1e9) : json_null());
-    /* its own process and those it spawned, at any depth (an ending run's tree included) */
-    long long tree = v->tree ? atomic_load_explicit(&v->tree->live, memory_order_relaxed) : 0;
-    rc |= sw_json_set(o, "processes",
-                      json_integer((json_int_t)((v->pid ? 1 : 0) + (tree > 0 ? tree : 0))));
+    rc |= sw_json_set(o, "uptime", up >= 0 ? sw_json_num(up) : json_null());
+    rc |= sw_json_set(o, "processes", json_integer((json_int_t)sw_ctl_service_processes(v)));
     /* what they use (docs/supervision.md "Resources"): memory in budget steps, this run's CPU */
     sw_svc_usage u = sw_svc_usage_of(v->tree);
     rc |= sw_json_set(o, "memory", json_integer((json_int_t)u.memory));

@@ -19,6 +19,11 @@ json_t *sw_ctl_status_one(sw_supervisor *s, const sw_svc *v);
  * reason, group; null where there is nothing to say. */
 json_t *sw_ctl_service_json(const sw_svc *v, int64_t now_wall_ns, uint64_t now_hr);
 
+/* Seconds its current run has been up at now_hr (uv_hrtime), or -1 when none is. */
+double sw_ctl_service_uptime(const sw_svc *v, uint64_t now_hr);
+/* Its processes: its run's own and those it spawned, at any depth. */
+long long sw_ctl_service_processes(const sw_svc *v);
+
 /* Wall clock, ns since the epoch. */
 int64_t sw_ctl_wall_ns(void);
 

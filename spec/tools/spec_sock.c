@@ -1,4 +1,5 @@
-/* A raw Unix-socket peer for the control specs (the busted interpreter has no sockets):
+/* A raw Unix-socket peer for the control specs (the busted interpreter has no sockets); for
+ * send, hold and drip PATH may also be "tcp:IPV4:PORT" (the metrics endpoint's specs):
  *   spec_sock send PATH          stdin to the stream socket, then half-close; the replies to
  *                                stdout until the host closes (10 s at most)
  *   spec_sock dgram PATH SECONDS bind a datagram socket ("@name": abstract); print
@@ -14,8 +15,12 @@
  *   spec_sock drip PATH TEXT INTERVAL SECONDS
  *                                write TEXT one byte every INTERVAL seconds; print what comes back,
  *                                then "closed AFTER SENT" when the host closes, or "open" */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +44,11 @@ static socklen_t address(const char *path, struct sockaddr_un *a)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] == '@' ? 0 : 1));
 }
 
+static int connect_to(const char *path);
+
 static int do_send(const char *path)
 {
-    struct sockaddr_un a;
-    socklen_t len = address(path, &a);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (connect(fd, (struct sockaddr *)&a, len) != 0) {
-        fprintf(stderr, "spec_sock: connect %s: %s\n", path, strerror(errno));
-        return 1;
-    }
+    int fd = connect_to(path);
     char buf[65536];
     ssize_t n;
     while ((n = read(0, buf, sizeof buf)) > 0)
@@ -104,12 +105,29 @@ static double now_s(void)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* "tcp:IPV4:PORT" as a socket address; false when path is not one. */
+static bool tcp_address(const char *path, struct sockaddr_in *a)
+{
+    const char *colon = strrchr(path, ':');
+    char ip[64];
+    if (strncmp(path, "tcp:", 4) != 0 || !colon || (size_t)(colon - path - 4) >= sizeof ip)
+        return false;
+    memcpy(ip, path + 4, (size_t)(colon - path - 4));
+    ip[colon - path - 4] = 0;
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    a->sin_port = htons((uint16_t)atoi(colon + 1));
+    return inet_pton(AF_INET, ip, &a->sin_addr) == 1;
+}
+
 static int connect_to(const char *path)
 {
     struct sockaddr_un a;
-    socklen_t len = address(path, &a);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, len) != 0) {
+    struct sockaddr_in in;
+    bool tcp = tcp_address(path, &in);
+    socklen_t len = tcp ? (socklen_t)sizeof in : address(path, &a);
+    int fd = socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, tcp ? (struct sockaddr *)&in : (struct sockaddr *)&a, len) != 0) {
         fprintf(stderr, "spec_sock: connect %s: %s\n", path, strerror(errno));
         exit(1);
     }
