@@ -188,7 +188,8 @@ struct sw_supervisor {
     sup_validation *validating;
     uint64_t reloads;
     bool reload_ok;
-    char *reload_errors; /* the last one's reasons, one a line (malloc'd), or NULL */
+    char *reload_errors;           /* the last one's reasons, one a line (malloc'd), or NULL */
+    struct sup_shutdown *shutdown; /* the shutdown's stop order (sup_shutdown.c), or NULL */
 };
 
 /* Every function here runs on the loop's thread, and none calls back into its caller except
