@@ -43,7 +43,7 @@ static char *app_yaml(void)
         "        local dt = time.now() - t0\n"
         "        assert(ok == n, what .. ': ' .. ok .. ' of ' .. n .. ' checks gave the expected "
         "answer')\n"
-        "        return dt\n"
+        "        return tostring(dt)\n"
         "      end\n");
     for (int i = 1; i <= N_POLICIES; i++) {
         bool cond = i % 2 == 0;
