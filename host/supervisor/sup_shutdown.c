@@ -190,7 +190,7 @@ static int by_index(const void *a, const void *b)
  * whose later siblings still run waits for their end (went_down queues it again). */
 static void stop_ready(sw_supervisor *s, sup_shutdown *d)
 {
-    qsort(d->ready, d->n_ready, sizeof *d->ready, by_index);
+    if (d->n_ready > 1) qsort(d->ready, d->n_ready, sizeof *d->ready, by_index);
     size_t n = d->n_ready;
     d->n_ready = 0;
     for (size_t k = 0; k < n; k++) {
