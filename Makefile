@@ -75,6 +75,13 @@ bench: build
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	bash bench/run.sh $(BUILD)
 
+# The same workloads in Steward and in Erlang/OTP, interleaved, with ratios (bench/peers/);
+# skipped with a note when Erlang (Debian erlang-base) is not installed.
+.PHONY: bench-peers
+bench-peers: build
+	cmake --build $(BUILD) -j $(JOBS) --target benches
+	bash bench/peers/run.sh $(BUILD)
+
 # Installs into PREFIX (default /usr/local; DESTDIR works too): see docs/operating.md.
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -32,7 +32,7 @@ static const char app[] =
     "          end)\n"
     "        end\n"
     "        for _ = 1, conns do done:receive() end\n"
-    "        return n / (time.now() - t0)\n"
+    "        return tostring(n / (time.now() - t0))\n"
     "      end\n";
 
 static const char answer[] =

@@ -62,7 +62,7 @@ static const char app[] =
     "        local dt = time.now() - t0\n"
     "        for i = 1, conns do cs[i]:close() end\n"
     "        process.terminate(server)\n"
-    "        return conns * trips / dt\n"
+    "        return tostring(conns * trips / dt)\n"
     "      end\n";
 
 static double now(void)

@@ -1,5 +1,6 @@
 /* Shared by the benchmarks: run one process to its end and read the number it returns, as
- * {n = x} (a bare non-zero number is an exit code, so a failure). Header-only: each benchmark is one translation unit. */
+ * {n = x} or as a string (a number other than 0 would be an exit code: docs/lua-api.md "How a
+ * process runs"). Header-only: each benchmark is one translation unit. */
 #ifndef BENCH_PROCESS_H
 #define BENCH_PROCESS_H
 

@@ -238,7 +238,7 @@ int main(int argc, char **argv)
         double raw = raw_copies_per_second();
         double dt = run_process(rt, "b:ping", round_trips);
         double rtps = round_trips / dt;
-        printf("ping-pong: %d round trips in %.3f s = %.0f round trips/s (target >= 300000)\n",
+        printf("ping-pong: %d round trips in %.3f s = %.0f round trips/s (target >= 1000000)\n",
                round_trips, dt, rtps);
         printf("  floor: raw C copy between two bare LuaJIT states %.0f msgs/s = %.0f round "
                "trips/s; ratio %.2f\n",
@@ -250,9 +250,9 @@ int main(int argc, char **argv)
         double spawn_dt = run_process(rt, "b:spawner", spawns);
         long after = rss_kb();
         size_t live = sw_pidtable_live(&rt->pids);
-        printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 20000)\n", spawns,
+        printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 50000)\n", spawns,
                spawn_dt, spawns / spawn_dt);
-        printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 32 KB); bare LuaJIT "
+        printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 18 KB); bare LuaJIT "
                "state %.1f KB\n",
                live, after - before, (double)(after - before) / (double)(live ? live : 1),
                bare_state_bytes() / 1024.0);

@@ -141,6 +141,7 @@ static void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t nex
         v->reason = reason ? strdup(reason) : NULL;
     }
     sup_log_state(v->sup, v->entry->id, sw_svc_view(sub), v->attempt + 1, reason, next_ns);
+    sup_shutdown_touched(v);
 }
 
 void svc_block(sw_svc *v, const char *reason) { svc_enter(v, SW_SUB_BLOCKED, reason, -1); }

@@ -1,7 +1,8 @@
 /* The supervisor's hands (see sup_internal.h): applies the deciders' plans, wants services,
  * starts whatever can start (the reconcile), stops in waves (a stop by hand, the holds of a
- * coordinated restart, a removal, the shutdown), and settles each entry point with one
- * reconcile and one word to the change subscriber. Builds on service.h for each service. */
+ * coordinated restart, a removal, the shutdown: its waves are sup_shutdown.c's), and settles
+ * each entry point with one reconcile and one word to the change subscriber. Builds on
+ * service.h for each service. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,11 +270,7 @@ static void continue_stops(sw_supervisor *s)
 
 static void check_shutdown(sw_supervisor *s)
 {
-    bool *all = malloc(s->n ? s->n : 1);
-    if (!all) return;
-    memset(all, 1, s->n);
-    bool any = stop_wave(s, all);
-    free(all);
+    bool any = sup_shutdown_wave(s); /* sup_shutdown.c: linear over the whole shutdown */
     settle_groups(s);
     if (any || s->n_retired || s->done) return;
     s->done = true;

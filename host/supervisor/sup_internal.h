@@ -59,6 +59,19 @@ void sup_arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns);
 void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt,
                    const char *reason, int64_t next_ns);
 
+/* ---- the shutdown's stop order (sup_shutdown.c) ---- */
+
+/* One wave of the shutdown: stops every service whose dependents (transitively through
+ * services already down) and later siblings are down; true while any service is still
+ * active. Kept as counts updated from the transitions since the last wave: a whole shutdown
+ * costs O(services + dependencies). */
+bool sup_shutdown_wave(sw_supervisor *s);
+/* v had a logged transition (service.c's svc_enter): the next wave looks at it. Nothing
+ * before the shutdown's first wave. */
+void sup_shutdown_touched(sw_svc *v);
+/* Frees the counts (sw_supervisor_close). */
+void sup_shutdown_free(sw_supervisor *s);
+
 /* ---- the workers' side (supervisor.c) ---- */
 
 /* The callbacks service.c gives the runtime and the preparer (any thread): each queues a

@@ -554,5 +554,6 @@ void sw_supervisor_close(sw_supervisor *s)
     free(s->retired);
     sw_registry_free(s->reg);
     free(s->reload_errors);
+    sup_shutdown_free(s);
     pthread_mutex_destroy(&s->lock);
 }

@@ -214,6 +214,7 @@ struct sw_supervisor {
     /* `steward run --watch` (docs/supervision.md "Watch mode"): a failure that its policy would
      * restart holds the service until the next reload that applies instead */
     bool hold_failures;
+    struct sup_shutdown *shutdown; /* the shutdown's stop order (sup_shutdown.c), or NULL */
 };
 
 /* Every function here runs on the loop's thread, and none calls back into its caller except

@@ -667,6 +667,86 @@ static void test_change_subscription(void **state)
     fx_close(f);
 }
 
+/* ---- the shutdown's order at scale (docs/supervision.md "Stopping and shutdown") ---- */
+
+enum { DAG_LEVELS = 5, DAG_WIDTH = 8 };
+
+/* dL_i depends on d(L-1)_i and d(L-1)_((3i+1) % WIDTH); d2_0 is a one-shot that returns. */
+static size_t dag_dep(int i, int k) { return k == 0 ? (size_t)i : (size_t)(3 * i + 1) % DAG_WIDTH; }
+
+static bool dag_one_shot(int level, int i) { return level == 2 && i == 0; }
+
+/* Every service stopped before any of its dependencies got its CANCEL; through a one-shot
+ * that had already returned, too: its dependents stopped before its dependencies (top, slow
+ * to stop, before db). */
+static void test_shutdown_order_of_a_dag(void **state)
+{
+    (void)state;
+    char *yaml = malloc(64 * 1024), *p = yaml;
+    p += sprintf(p, "  - name: nap\n    kind: process.lua\n"
+                    "    source: \"return function() time.sleep(0.2) end\"\n");
+    /* beside the DAG: db <- mid (a one-shot) <- top, top slow to stop: db waits for it */
+    p += sprintf(p, "  - name: slow_stop\n    kind: process.lua\n    source: |\n"
+                    "      return function()\n"
+                    "        repeat local e = process.events():receive() until e.kind == "
+                    "process.event.CANCEL\n"
+                    "        time.sleep(0.3)\n"
+                    "      end\n"
+                    "  - { name: db, kind: process.service, process: wait_cancel,\n"
+                    "      lifecycle: { auto_start: true } }\n"
+                    "  - { name: mid, kind: process.service, process: nap,\n"
+                    "      lifecycle: { auto_start: true, restart: { policy: never },\n"
+                    "                   depends_on: [ db ] } }\n"
+                    "  - { name: top, kind: process.service, process: slow_stop,\n"
+                    "      lifecycle: { auto_start: true, depends_on: [ mid ] } }\n");
+    for (int l = 0; l < DAG_LEVELS; l++)
+        for (int i = 0; i < DAG_WIDTH; i++) {
+            p += sprintf(p, "  - name: d%d_%d\n    kind: process.service\n    process: %s\n", l, i,
+                         dag_one_shot(l, i) ? "nap" : "wait_cancel");
+            p += sprintf(p, "    lifecycle: { auto_start: true%s",
+                         dag_one_shot(l, i) ? ", restart: { policy: never }" : "");
+            if (l > 0)
+                p += sprintf(p, ", depends_on: [ d%d_%zu, d%d_%zu ]", l - 1, dag_dep(i, 0), l - 1,
+                             dag_dep(i, 1));
+            p += sprintf(p, " }\n");
+        }
+    fx *f = fx_open(yaml);
+    free(yaml);
+    char id[64], dep[64];
+    for (int i = 0; i < DAG_WIDTH; i++) {
+        snprintf(id, sizeof id, "app:d%d_%d", DAG_LEVELS - 1, i);
+        await_state(f, id, SW_SVC_RUNNING, 5000);
+    }
+    await_state(f, "app:d2_0", SW_SVC_STOPPED, 3000);
+    await_state(f, "app:top", SW_SVC_RUNNING, 3000);
+    await_state(f, "app:mid", SW_SVC_STOPPED, 3000);
+    sw_supervisor_shutdown(&f->sup);
+    if (!run_until(f, shut_down, NULL, 5000)) {
+        dump_log(f);
+        fail_msg("shutdown did not finish");
+    }
+    for (int l = 1; l < DAG_LEVELS; l++)
+        for (int i = 0; i < DAG_WIDTH; i++) {
+            if (dag_one_shot(l, i)) continue;
+            snprintf(id, sizeof id, "app:d%d_%d", l, i);
+            for (int k = 0; k < 2; k++) {
+                int d = (int)dag_dep(i, k);
+                if (!dag_one_shot(l - 1, d)) {
+                    snprintf(dep, sizeof dep, "app:d%d_%d", l - 1, d);
+                    assert_before(f, id, "stopped", 1, dep, "stopping", 1);
+                    continue;
+                }
+                for (int m = 0; m < 2; m++) { /* through the one-shot, down already */
+                    snprintf(dep, sizeof dep, "app:d%d_%zu", l - 2, dag_dep(d, m));
+                    assert_before(f, id, "stopped", 1, dep, "stopping", 1);
+                }
+            }
+        }
+    assert_int_equal(count_events(f, "app:d2_0", "stopping"), 0);
+    assert_before(f, "app:top", "stopped", 1, "app:db", "stopping", 1);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -683,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_stop_one_own_end_before_cancel_is_final),
         cmocka_unit_test(test_group_failure_logged_with_its_attempt),
         cmocka_unit_test(test_change_subscription),
+        cmocka_unit_test(test_shutdown_order_of_a_dag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
