@@ -31,12 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(err[0] != 0 && memchr(err, 0, sizeof err), "refused without a message");
     } else {
         CHECK(size <= SW_CTL_MAX_LINE, "accepted %zu bytes", size);
-        CHECK(r.cmd >= SW_CTL_STATUS && r.cmd <= SW_CTL_RELOAD, "command %d", (int)r.cmd);
+        CHECK(r.cmd >= SW_CTL_STATUS && r.cmd <= SW_CTL_LOGS, "command %d", (int)r.cmd);
         bool acts = r.cmd == SW_CTL_START || r.cmd == SW_CTL_STOP || r.cmd == SW_CTL_RESTART;
         CHECK(!acts || (r.id && r.id[0]), "%s without an id", sw_ctl_cmd_name(r.cmd));
         CHECK(r.cmd != SW_CTL_RELOAD || !r.id, "reload with an id");
         CHECK(!r.all || r.cmd == SW_CTL_RELOAD, "all on %s", sw_ctl_cmd_name(r.cmd));
         CHECK(r.timeout >= 0 && r.timeout <= 86400, "timeout %g", r.timeout);
+        CHECK(r.cmd == SW_CTL_LOGS || (!r.follow && r.since == 0), "logs fields on %s",
+              sw_ctl_cmd_name(r.cmd));
+        CHECK(r.lines <= SW_CTL_LOGS_MAX_LINES, "lines %zu", r.lines);
+        CHECK(r.since >= 0, "since %g", r.since);
         CHECK(strlen(sw_ctl_cmd_name(r.cmd)) > 0, "no command name");
     }
     sw_ctl_request_free(&r);
