@@ -424,6 +424,17 @@ sw_proc *sw_proc_prepare(sw_runtime *rt, const sw_spawn *s, char *err, size_t er
     return p;
 }
 
+/* The worker a new process starts on: its process.host's pool, else, for a `jit: true`
+ * entry, the JIT pool (a compiled trace is not preempted: it must not hold an interpreted
+ * process's worker), else the spawner's worker when given, else the default host's. */
+static sw_worker *place(sw_runtime *rt, const sw_spawn *s)
+{
+    if (s->pool) return sw_workers_pick(s->pool);
+    if (rt->has_jit_workers && s->entry && s->entry->as.process_lua.jit)
+        return sw_workers_pick(&rt->jit_workers);
+    return s->worker ? s->worker : sw_workers_pick(&rt->workers);
+}
+
 void sw_proc_discard_prepared(sw_proc *p) { spawn_failed(p); }
 
 uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
@@ -442,7 +453,7 @@ uint64_t sw_proc_launch(sw_proc *p, const sw_spawn *s)
         pidvec_push(&p->watcher_refs, s->monitor_ref);
     }
     if (s->link_to) pidvec_push(&p->links, s->link_to);
-    p->worker = s->worker ? s->worker : sw_workers_pick(s->pool ? s->pool : &rt->workers);
+    p->worker = place(rt, s);
     uint64_t id = p->id;
     sw_worker_enqueue(p->worker, p);
     sw_proc_release(p); /* ours: the queue and the table hold it now */

@@ -148,6 +148,18 @@ void sw_runtime_set_registry(sw_runtime *rt, const sw_registry *reg)
     sw_registry_free(old);
 }
 
+/* Whether any process.lua or function.lua of reg runs with the JIT on. */
+static bool has_jit_entry(const sw_registry *reg)
+{
+    for (size_t i = 0; i < reg->n_entries; i++) {
+        const sw_entry *e = reg->entries[i];
+        if ((e->kind == SW_KIND_PROCESS_LUA || e->kind == SW_KIND_FUNCTION_LUA) &&
+            e->as.process_lua.jit)
+            return true;
+    }
+    return false;
+}
+
 sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime_config *cfg)
 {
     sw_runtime *rt = calloc(1, sizeof *rt);
@@ -211,6 +223,8 @@ sw_runtime *sw_runtime_new(const sw_registry *reg, sw_log *log, const sw_runtime
                          e->as.host.workers > 0 ? (int)e->as.host.workers : cores(), slice);
         h++;
     }
+    if (has_jit_entry(reg))
+        rt->has_jit_workers = sw_workers_start(&rt->jit_workers, workers, slice) == 0;
     rt->tokens = sw_token_stores_new(); /* NULL (no memory): token stores fail, nothing else */
     rt->audit = sw_audit_new();         /* NULL: audit events are not held back */
     return rt;
@@ -220,6 +234,7 @@ void sw_runtime_free(sw_runtime *rt)
 {
     if (!rt) return;
     for (size_t i = 0; i < rt->n_hosts; i++) sw_workers_stop(&rt->hosts[i].workers);
+    if (rt->has_jit_workers) sw_workers_stop(&rt->jit_workers);
     sw_workers_stop(&rt->workers);
     /* No thread runs processes any more: free the ones still alive. */
     for (size_t i = 0; i < rt->pids.cap; i++) {

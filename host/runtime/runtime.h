@@ -66,6 +66,11 @@ typedef struct sw_runtime {
     sw_workers workers; /* the default host */
     sw_host_pool *hosts;
     size_t n_hosts;
+    /* Where `jit: true` processes without a process.host run (docs/lua-api.md "Preemption and
+     * the JIT"): their own workers, so a long compiled trace never stalls interpreted
+     * processes. Started when the first snapshot has a jit entry (as process.host pools). */
+    sw_workers jit_workers;
+    bool has_jit_workers;
     sw_log *log;
     size_t max_message; /* bytes; a larger send is an error */
     pthread_mutex_t code_lock;
