@@ -66,10 +66,7 @@ describe("examples", function()
   end)
 
   it("crontab: a reload that adds a job starts its worker, the others keep running", function()
-    local dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute(("mkdir -p %s && cp -r examples/crontab/. %s && rm -f %s/.steward.sock"):format(
-      h.quote(dir), h.quote(dir), h.quote(dir))))
+    local dir = h.copy_example("crontab")
     hh.with_app("crontab", function(host)
       host:wait("three jobs scheduled", function(ev) return #hh.logs(ev, "cron:report", "scheduled") == 1 end)
       local f = assert(io.open(dir .. "/app.yaml", "a"))
@@ -131,10 +128,8 @@ describe("examples", function()
 
   it("backup: archives its data volume with tar and keeps the newest 3", function()
     -- on a copy (its archives are written beside it), with its steward.conf allowing exec
-    local dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute(("mkdir -p %s && cp -r examples/backup/. %s && rm -f %s/archives/*.tar.gz %s/.steward.sock"):format(
-      h.quote(dir), h.quote(dir), h.quote(dir), h.quote(dir))))
+    local dir = h.copy_example("backup")
+    os.execute("rm -f " .. h.quote(dir) .. "/archives/*.tar.gz")
     local conf = dir .. "/steward.conf"
     local r = h.run("run", dir, "--config", conf, "-x", "app:demo", "5")
     assert.are.equal(0, r.code, r.stderr)

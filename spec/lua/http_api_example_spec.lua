@@ -5,24 +5,12 @@ local hh = require("spec.lua.host_helper")
 local rt = require("spec.lua.runtime_helper")
 local h = require("spec.lua.steward_helper")
 
-local SPEC = os.getenv("SPEC_DIR") or "spec"
-local EXAMPLE = SPEC .. "/../examples/http-api"
 
 local function lines(...) return table.concat({ ... }, "\n") .. "\n" end
 
--- A copy of the example in a fresh directory, listening on port 0.
+-- A copy of the example listening on port 0.
 local function copy()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute(("cp -r %s %s"):format(h.quote(EXAMPLE), h.quote(dir))))
-  os.remove(dir .. "/.steward.sock")
-  local text = h.read(dir .. "/app.yaml")
-  local patched, n = text:gsub('listen: "127%.0%.0%.1:8080"', 'listen: "127.0.0.1:0"')
-  assert(n == 1, "the example's listen line changed")
-  local f = assert(io.open(dir .. "/app.yaml", "wb"))
-  f:write(patched)
-  f:close()
-  return dir
+  return h.copy_example("http-api", 'listen: "127%.0%.0%.1:8080"', 'listen: "127.0.0.1:0"')
 end
 
 describe("examples/http-api", function()

@@ -65,6 +65,24 @@ function M.run(...)
   return r
 end
 
+-- A copy of examples/NAME in a fresh directory (without a control socket left in it), with
+-- app.yaml patched by gsub(pattern, repl) when given (the pattern must match exactly once).
+function M.copy_example(name, pattern, repl)
+  local dir = os.tmpname()
+  os.remove(dir)
+  local example = (os.getenv("SPEC_DIR") or "spec") .. "/../examples/" .. name
+  assert(os.execute(("cp -r %s %s"):format(M.quote(example), M.quote(dir))))
+  os.remove(dir .. "/.steward.sock")
+  if pattern then
+    local patched, n = M.read(dir .. "/app.yaml"):gsub(pattern, repl)
+    assert(n == 1, "examples/" .. name .. "/app.yaml: the line to patch changed")
+    local f = assert(io.open(dir .. "/app.yaml", "wb"))
+    f:write(patched)
+    f:close()
+  end
+  return dir
+end
+
 -- The names in a directory (hidden ones too, except . and ..), sorted.
 function M.list(dir)
   local p = assert(io.popen("ls -1A " .. M.quote(dir)))
