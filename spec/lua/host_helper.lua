@@ -111,6 +111,20 @@ function Host:wait(what, fn, seconds)
   end
 end
 
+-- Waits until each of the services has logged msg; returns {service id = its last such event}.
+function Host:wait_each(msg, services)
+  return self:wait(msg .. " from " .. table.concat(services, ", "), function(events)
+    local got = {}
+    for _, ev in ipairs(events) do
+      if ev.msg == msg and ev.service then got[ev.service] = ev end
+    end
+    for _, id in ipairs(services) do
+      if not got[id] then return nil end
+    end
+    return got
+  end)
+end
+
 -- Lets the host run for a while (to see that nothing more happens); it must stay alive.
 function Host:hold(seconds)
   local t_end = rt.now() + seconds

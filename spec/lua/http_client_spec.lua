@@ -95,13 +95,7 @@ describe("http", function()
 
   it("http.request is guarded on the URL as given: a denied call says so and does nothing", function()
     host.with_app("http_client", function(hst)
-      local probes = hst:wait("both probes", function(events)
-        local got = {}
-        for _, ev in ipairs(events) do
-          if ev.msg == "probe" then got[ev.service] = ev end
-        end
-        return got["app:guarded"] and got["app:open"] and got
-      end)
+      local probes = hst:wait_each("probe", { "app:guarded", "app:open" })
       local g = probes["app:guarded"]
       assert.are.equal("Couldn't connect to server", g.allowed)
       assert.are.equal("permission denied: http.request on http://127.0.0.1:1/secret", g.denied)

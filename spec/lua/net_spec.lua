@@ -224,13 +224,7 @@ describe("net", function()
 
   it("net.listen and net.connect are guarded: a denied call says so and does nothing", function()
     host.with_app("net", function(hst)
-      local probes = hst:wait("both probes", function(events)
-        local got = {}
-        for _, ev in ipairs(events) do
-          if ev.msg == "probe" then got[ev.service] = ev end
-        end
-        return got["app:guarded"] and got["app:open"] and got
-      end)
+      local probes = hst:wait_each("probe", { "app:guarded", "app:open" })
       local g = probes["app:guarded"]
       assert.are.equal("permission denied: net.listen on tcp:127.0.0.1:0", g.listen_tcp)
       assert.are.equal("permission denied: net.listen on unix:/nonexistent/steward-net-spec.sock", g.listen_unix)
