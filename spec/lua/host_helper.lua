@@ -125,6 +125,16 @@ function Host:wait_each(msg, services)
   end)
 end
 
+-- The address a server logged ("listening": the HTTP server, net listeners), of service if
+-- given, once it did.
+function Host:address(service)
+  return self:wait((service or "a server") .. " listening", function(events)
+    for _, e in ipairs(events) do
+      if e.msg == "listening" and (not service or e.service == service) then return e.address end
+    end
+  end)
+end
+
 -- Lets the host run for a while (to see that nothing more happens); it must stay alive.
 function Host:hold(seconds)
   local t_end = rt.now() + seconds

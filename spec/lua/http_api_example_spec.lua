@@ -25,11 +25,7 @@ describe("examples/http-api", function()
       assert.matches("route GET /v1/items/{id} -> api:get_item  (api:get_one via router api:v1)",
                      r.stdout, 1, true)
       hh.with_app("http-api", function(host)
-        local addr = host:wait("listening", function(events)
-          for _, e in ipairs(events) do
-            if e.msg == "listening" then return e.address end
-          end
-        end)
+        local addr = host:address()
         local out = rt.ok(rt.run("../http_server/client", "client:run", { "example", addr },
                                  { limit = 30 * hh.SLOW })).stdout
         assert.are.equal(lines(

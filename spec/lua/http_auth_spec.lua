@@ -16,14 +16,6 @@ local CLIENT = "../http_server/client" -- runtime_helper runs apps under spec/ap
 
 local function lines(...) return table.concat({ ... }, "\n") .. "\n" end
 
-local function address(host)
-  return host:wait("listening", function(events)
-    for _, e in ipairs(events) do
-      if e.msg == "listening" then return e.address end
-    end
-  end)
-end
-
 local function events_of(host, msg)
   local found = {}
   for _, e in ipairs(host:poll()) do
@@ -38,7 +30,7 @@ describe("http auth", function()
   it("runs a token's handler as its identity; refuses a missing or bad token with 401 before any Lua", function()
     hh.with_app("http_auth", function(host)
       local ttl_ms = tostring(math.floor(400 * SLOW))
-      local out = rt.ok(rt.run(CLIENT, "client:run", { "auth", address(host), ttl_ms },
+      local out = rt.ok(rt.run(CLIENT, "client:run", { "auth", host:address(), ttl_ms },
                                { limit = 60 * SLOW })).stdout
       local challenge, invalid = "Bearer", 'Bearer error="invalid_token"'
       assert.are.equal(lines(
@@ -104,7 +96,7 @@ describe("http auth", function()
 
   it("audits a storm of bad tokens through the audit limiter: 10 events alike, the rest held back", function()
     hh.with_app("http_auth", function(host)
-      local out = rt.ok(rt.run(CLIENT, "client:run", { "auth_storm", address(host), "40" },
+      local out = rt.ok(rt.run(CLIENT, "client:run", { "auth_storm", host:address(), "40" },
                                { limit = 60 * SLOW })).stdout
       assert.are.equal("401\t40\n", out)
       host:wait("10 audit events", function() return #events_of(host, "token rejected") >= 10 end)

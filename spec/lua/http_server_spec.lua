@@ -18,15 +18,6 @@ local CLIENT = "../http_server/client" -- runtime_helper runs apps under spec/ap
 
 local function lines(...) return table.concat({ ... }, "\n") .. "\n" end
 
--- The address the service logged ("listening"), once it did.
-local function address(host, service)
-  return host:wait(service .. " listening", function(events)
-    for _, e in ipairs(events) do
-      if e.msg == "listening" and e.service == service then return e.address end
-    end
-  end)
-end
-
 local function client(case, addr, ...)
   return rt.ok(rt.run(CLIENT, "client:run", { case, addr, ... }, { limit = 60 * SLOW })).stdout
 end
@@ -64,7 +55,7 @@ describe("http server", function()
 
   it("routes by method and path; handlers get params, query, headers, body, json, remote", function()
     with_server(function(host)
-      local out = client("basic", address(host, "app:web"))
+      local out = client("basic", host:address("app:web"))
       assert.are.equal(lines(
         "get\t200\tapplication/json\tGET\tGET\t/api/items/42\t42\t1\ta b!\tyes\tspec\ttrue",
         "put\t201\ta b",
@@ -84,7 +75,7 @@ describe("http server", function()
 
   it("answers 404, 405 with Allow, 400, 413, 431; a handler error is a 500 whose traceback is logged, never sent", function()
     with_server(function(host)
-      local out = client("errors", address(host, "app:web"))
+      local out = client("errors", host:address("app:web"))
       assert.are.equal(lines(
         "404\t404\ttext/plain; charset=utf-8\tNot Found\n",
         "405\t405\tGET, PUT",
@@ -116,7 +107,7 @@ describe("http server", function()
         "pipelined\t200 1, 200 ok, 200 3",
         "keep-alive\tk1,k2,k3,k4,k5",
         "200 pipelined\t200",
-        "close asked\t200\tclose\tnil\tclosed"), client("pipeline", address(host, "app:web")))
+        "close asked\t200\tclose\tnil\tclosed"), client("pipeline", host:address("app:web")))
       host:stop()
     end)
   end)
@@ -125,21 +116,21 @@ describe("http server", function()
     with_server(function(host)
       assert.are.equal(lines(
         "slow\tHTTP/1.1 408 Request Timeout\ttrue",
-        "others served\ttrue"), client("slow", address(host, "app:web"), tostring(SLOW)))
+        "others served\ttrue"), client("slow", host:address("app:web"), tostring(SLOW)))
       host:stop()
     end)
   end)
 
   it("serves 1,000 connections open at once", function()
     with_server(function(host)
-      assert.are.equal("many\t1000\t1000\n", client("many", address(host, "app:web"), "1000"))
+      assert.are.equal("many\t1000\t1000\n", client("many", host:address("app:web"), "1000"))
       host:stop()
     end)
   end)
 
   it("a stop drains: no new connections, the request in flight is answered, then the service stops", function()
     with_server(function(host)
-      local addr = address(host, "app:web")
+      local addr = host:address("app:web")
       local wait = client_async("slow_request", addr, "1.5")
       host:wait("the slow request", function() return #log_events(host, "slow request begins") > 0 end)
       host:signal("TERM")
@@ -156,8 +147,8 @@ describe("http server", function()
 
   it("a handler killed mid-request gets its request a 500; a server killed mid-request closes its sockets", function()
     with_server(function(host)
-      local addr = address(host, "app:web")
-      local short = address(host, "app:short")
+      local addr = host:address("app:web")
+      local short = host:address("app:short")
       client("pipeline", addr) -- warm up: workers, buffers
       local baseline = h.proc_sample(host.pid).fds
       assert.are.equal(lines(
@@ -194,7 +185,7 @@ describe("http server", function()
 
   it("handlers are processes of the http.service's tree: its process limit bounds them (503)", function()
     with_server(function(host)
-      assert.are.equal("limit\t200\t503\n", client("limit", address(host, "app:tiny")))
+      assert.are.equal("limit\t200\t503\n", client("limit", host:address("app:tiny")))
       local refused = host:wait("cannot start handler", function()
         for _, e in ipairs(log_events(host, "cannot start handler")) do return e end
       end)
@@ -223,7 +214,7 @@ entries:
     end
     write("hello")
     local ok, err = pcall(hh.with_app, "http reload", function(host)
-      local addr = address(host, "app:web")
+      local addr = host:address("app:web")
       assert.are.equal("get\t200\thello\n", client("get", addr, "/hi"))
       write("bonjour", "  - { name: bye_ep, kind: http.endpoint, router: root, method: GET, path: /bye, func: hi }\n")
       host:signal("HUP")
@@ -248,7 +239,7 @@ entries:
     hh.with_app("denied", function(host)
       local failed = host:wait("app:closed failed", function(ev) return hh.find_state(ev, "closed", "failed") end)
       assert.are.equal("permission denied: net.listen on tcp:127.0.0.1:0", failed.reason)
-      local addr = address(host, "app:web")
+      local addr = host:address("app:web")
       assert.are.equal(lines(
         "who\thandler-bot\ttrue\tfalse",
         "who\tweb-bot\tfalse\ttrue"), client("who", addr))

@@ -26,11 +26,7 @@ describe("examples/secured-api", function()
                      graph, 1, true)
       assert.matches("route POST /login -> shop:login  (shop:post_login via router shop:public)\n", graph, 1, true)
       hh.with_app("secured-api", function(host)
-        local addr = host:wait("listening", function(events)
-          for _, e in ipairs(events) do
-            if e.msg == "listening" then return e.address end
-          end
-        end)
+        local addr = host:address()
         local out = rt.ok(rt.run("../http_server/client", "client:run", { "secured", addr },
                                  { limit = 30 * hh.SLOW })).stdout
         assert.are.equal(lines(
