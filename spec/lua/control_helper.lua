@@ -29,6 +29,19 @@ function M.tmp(suffix)
   return p .. (suffix or "")
 end
 
+-- A datagram listener at path (spec_sock, for sd_notify) that lives `seconds`; the file its
+-- output goes to, one message a line, once it listens.
+function M.listen_notify(path, seconds)
+  local out = M.tmp(".notify")
+  os.execute(("%s dgram %s %d >%s 2>&1 &"):format(h.quote(M.spec_sock), h.quote(path), seconds * M.SLOW, out))
+  local deadline = rt.now() + M.DEADLINE
+  while not (h.read_if(out) or ""):find("listening") do
+    assert(rt.now() < deadline, "the datagram listener did not start: " .. (h.read_if(out) or ""))
+    rt.sleep(0.01)
+  end
+  return out
+end
+
 -- opts: dir (app directory), socket (path; default a fresh temp one; false: DIR's default),
 -- env (a "VAR=value ..." prefix), args (extra words after `run`), control (more lines of the
 -- config's control: mapping, e.g. "  idle_timeout: 2s\n"; with a socket only), config (more

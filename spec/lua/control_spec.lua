@@ -494,16 +494,7 @@ describe("the control socket", function()
 end)
 
 describe("sd_notify", function()
-  local function listen(path)
-    local out = C.tmp(".notify")
-    os.execute(("%s dgram %s %d >%s 2>&1 &"):format(h.quote(C.spec_sock), h.quote(path), 60 * C.SLOW, out))
-    local deadline = rt.now() + C.DEADLINE
-    while not (h.read_if(out) or ""):find("listening") do
-      assert(rt.now() < deadline, "the datagram listener did not start: " .. (h.read_if(out) or ""))
-      rt.sleep(0.01)
-    end
-    return out
-  end
+  local function listen(path) return C.listen_notify(path, 60) end
 
   local function messages(out)
     local t = {}

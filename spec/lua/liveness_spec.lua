@@ -170,17 +170,7 @@ describe("systemd's watchdog", function()
   local C = require("spec.lua.control_helper")
   local rt = require("spec.lua.runtime_helper")
 
-  -- A datagram listener at path (spec_sock); its output file, one message a line.
-  local function listen(path)
-    local out = C.tmp(".notify")
-    os.execute(("%s dgram %s %d >%s 2>&1 &"):format(h.quote(C.spec_sock), h.quote(path), 30 * C.SLOW, out))
-    local deadline = rt.now() + C.DEADLINE
-    while not (h.read_if(out) or ""):find("listening") do
-      assert(rt.now() < deadline, "the datagram listener did not start: " .. (h.read_if(out) or ""))
-      rt.sleep(0.01)
-    end
-    return out
-  end
+  local function listen(path) return C.listen_notify(path, 30) end
 
   local function count_pings(out)
     local n = 0
