@@ -4,7 +4,7 @@
 # p99 for both), a JSON endpoint asking a state service per request, the same hello world
 # behind a bearer token (`auth`) beside it without, and the host's RSS with
 # 10,000 idle keep-alive connections. Needs wrk, nginx and libnginx-mod-http-lua
-# (scripts/install-bench-deps.sh); skipped with a note when they are missing.
+# (scripts/install-deps.sh bench); skipped with a note when they are missing.
 # Usage: bench/http_server.sh [STEWARD] [SECONDS]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,11 +13,11 @@ secs=${2:-5}
 lua_module=/usr/lib/nginx/modules/ngx_http_lua_module.so
 for tool in wrk nginx python3; do
   if ! command -v "$tool" >/dev/null; then
-    echo "skipped: $tool is missing (bash scripts/install-bench-deps.sh)"; exit 0
+    echo "skipped: $tool is missing (bash scripts/install-deps.sh bench)"; exit 0
   fi
 done
 if [ ! -e "$lua_module" ]; then
-  echo "skipped: $lua_module is missing (bash scripts/install-bench-deps.sh)"; exit 0
+  echo "skipped: $lua_module is missing (bash scripts/install-deps.sh bench)"; exit 0
 fi
 
 work=$(mktemp -d)

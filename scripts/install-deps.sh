@@ -5,6 +5,8 @@
 #   fuzz    test + clang and its fuzzing runtime (`make fuzz`)
 #   format  clang-format (`make check-format`)
 #   all     everything CI uses (the default)
+#   bench   what the benchmarks compare against (wrk, nginx with its Lua module, Erlang):
+#           not needed to build or test, so not in `all`
 # Idempotent: installs only what is missing, so a second run is a quick no-op.
 set -euo pipefail
 
@@ -21,6 +23,7 @@ test=(libcmocka-dev lua-busted python3-jsonschema python3-yaml)
 test+=(lua-penlight lua-uri lua-messagepack lua-markdown lua-moses)
 fuzz=(clang libclang-rt-14-dev)
 format=(clang-format)
+bench=(wrk nginx-light libnginx-mod-http-lua erlang-base python3)
 
 packages=()
 for need in "${@:-all}"; do
@@ -30,13 +33,15 @@ for need in "${@:-all}"; do
     fuzz) packages+=("${run[@]}" "${test[@]}" "${fuzz[@]}") ;;
     format) packages+=("${format[@]}") ;;
     all) packages+=("${run[@]}" "${test[@]}" "${fuzz[@]}" "${format[@]}") ;;
-    *) echo "install-deps: unknown need '$need' (run, test, fuzz, format or all)" >&2; exit 2 ;;
+    bench) packages+=("${bench[@]}") ;;
+    *) echo "install-deps: unknown need '$need' (run, test, fuzz, format, all or bench)" >&2; exit 2 ;;
   esac
 done
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  # "ok installed" matches held packages ("hold ok installed") too
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
