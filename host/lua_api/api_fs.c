@@ -3,9 +3,10 @@
  * normalized path) before the volume is even looked up; every call that touches the disk is a
  * job on libuv's thread pool (runtime/fs.h) that blocks only its task, in the five steps
  * (check; arm: queue the job; register the cleanup: the request's cancel lets the task go;
- * yield; resume with the results at its delivery). Open files are objects owned by the
- * process; fs.volume(id) gives a handle whose methods take paths relative to the volume. */
-#include <fcntl.h>
+ * yield; resume with the results at its delivery). fs.volume(id) gives a handle whose methods
+ * take paths relative to the volume. This file: the shared steps (api_fs_internal.h), whole
+ * files, directories and names, volume handles and the module's table; fs.open and the open
+ * file objects are in api_fs_file.c. */
 #include <inttypes.h>
 #include <lauxlib.h>
 #include <stdarg.h>
@@ -15,17 +16,13 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "api_fs_internal.h"
 #include "fs.h"
 #include "fs_path.h"
 #include "proc.h"
 #include "task.h"
 
-typedef struct file_obj {
-    sw_fs_file *f; /* NULL once closed (fs.c clears it) */
-    char name[];   /* the path it was opened with, for errors */
-} file_obj;
-
-static const char file_key = 0, volume_key = 0; /* their metatables, by address */
+static const char volume_key = 0; /* its metatable, by address */
 
 /* ---- results ---- */
 
@@ -35,8 +32,7 @@ static const char *bytes(uint64_t n, char *buf)
     return buf;
 }
 
-/* nil, "<what>: <reason>" */
-static int fail_err(lua_State *L, const char *what, int err, uint64_t cap)
+int fs_api_fail_err(lua_State *L, const char *what, int err, uint64_t cap)
 {
     char num[24];
     lua_pushnil(L);
@@ -51,26 +47,9 @@ static int fail_err(lua_State *L, const char *what, int err, uint64_t cap)
     return 2;
 }
 
-static int ok(lua_State *L)
-{
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static uint64_t read_cap(lua_State *L) { return sw_proc_of(L)->rt->limits.fs_read; }
-
 /* ---- paths: parse, normalize, guard, look up ---- */
 
-typedef struct target {
-    char id[256];
-    char rel[SW_FS_PATH_MAX];
-    char resource[SW_FS_PATH_MAX + 260];
-    const sw_fs_volume *vol;
-} target;
-
-/* The path at idx: 0 with *t filled, or the count of (nil, err) pushed. write: the call
- * changes something (fs.write; a read-only volume refuses it); read: it reads (fs.read). */
-static int resolve(lua_State *L, int idx, bool read, bool write, target *t)
+int fs_api_resolve(lua_State *L, int idx, bool read, bool write, target *t)
 {
     size_t len;
     const char *path = luaL_checklstring(L, idx, &len);
@@ -97,16 +76,14 @@ static int resolve(lua_State *L, int idx, bool read, bool write, target *t)
 int sw_api_fs_local_path(lua_State *L, int idx, char *out, size_t len)
 {
     target t;
-    int n = resolve(L, idx, false, false, &t);
+    int n = fs_api_resolve(L, idx, false, false, &t);
     if (n) return n;
     if ((size_t)snprintf(out, len, "%s%s%s", t.vol->path, *t.rel ? "/" : "", t.rel) >= len)
         return sw_api_fail(L, "bad path: too long");
     return 0;
 }
 
-/* A request for op on t (its root, path and name copied: the job may outlive the process's
- * snapshot). Raises when out of memory. */
-static sw_fs_req *request(lua_State *L, sw_fs_op op, const target *t)
+sw_fs_req *fs_api_request(lua_State *L, sw_fs_op op, const target *t)
 {
     sw_fs_req *r = sw_fs_req_new(sw_proc_of(L), op);
     if (r) r->job.budget = &sw_proc_of(L)->rt->memory;
@@ -123,9 +100,7 @@ static sw_fs_req *request(lua_State *L, sw_fs_op op, const target *t)
     return r;
 }
 
-/* A copy of the bytes to write, taken from the host's memory budget (the job may outlive the
- * string): false (r freed) when there is no room; raises when out of memory. */
-static bool copy_data(lua_State *L, sw_fs_req *r, const char *data, size_t len)
+bool fs_api_copy_data(lua_State *L, sw_fs_req *r, const char *data, size_t len)
 {
     if (!sw_fs_job_take(&r->job, len)) {
         sw_fs_req_free(r);
@@ -141,8 +116,7 @@ static bool copy_data(lua_State *L, sw_fs_req *r, const char *data, size_t len)
     return true;
 }
 
-/* Steps two to four: queue the job, register the cleanup, yield. */
-static int run(lua_State *L, sw_fs_req *r, sw_fs_finish finish)
+int fs_api_run(lua_State *L, sw_fs_req *r, sw_fs_finish finish)
 {
     sw_task *t = sw_task_current(L);
     if (!t || !lua_isyieldable(L)) {
@@ -152,7 +126,7 @@ static int run(lua_State *L, sw_fs_req *r, sw_fs_finish finish)
     lua_pushstring(L, r->resource ? r->resource : "file");
     const char *what = lua_tostring(L, -1); /* outlives r */
     int rc = sw_fs_submit(r, t, finish);
-    if (rc != 0) return fail_err(L, what, rc, 0);
+    if (rc != 0) return fs_api_fail_err(L, what, rc, 0);
     lua_pop(L, 1);
     return sw_task_block(L, &r->wait);
 }
@@ -199,24 +173,24 @@ static void check_opts(lua_State *L, int idx)
 
 static int finish_data(sw_fs_req *r, lua_State *L)
 {
-    if (r->job.err) return fail_err(L, r->resource, r->job.err, r->job.max);
+    if (r->job.err) return fs_api_fail_err(L, r->resource, r->job.err, r->job.max);
     lua_pushlstring(L, r->job.data ? r->job.data : "", r->job.len);
     return 1;
 }
 
-static int finish_ok(sw_fs_req *r, lua_State *L)
+int fs_api_finish_ok(sw_fs_req *r, lua_State *L)
 {
-    return r->job.err ? fail_err(L, r->resource, r->job.err, 0) : ok(L);
+    return r->job.err ? fs_api_fail_err(L, r->resource, r->job.err, 0) : ok(L);
 }
 
 static int fs_read(lua_State *L)
 {
     target t;
-    int n = resolve(L, 1, true, false, &t);
+    int n = fs_api_resolve(L, 1, true, false, &t);
     if (n) return n;
-    sw_fs_req *r = request(L, SW_FS_OP_READ, &t);
+    sw_fs_req *r = fs_api_request(L, SW_FS_OP_READ, &t);
     r->job.max = read_cap(L);
-    return run(L, r, finish_data);
+    return fs_api_run(L, r, finish_data);
 }
 
 static int fs_write(lua_State *L)
@@ -227,13 +201,13 @@ static int fs_write(lua_State *L)
     bool append = opt_flag(L, 3, "append");
     unsigned mode = opt_mode(L, 3, 0644);
     target t;
-    int n = resolve(L, 1, false, true, &t);
+    int n = fs_api_resolve(L, 1, false, true, &t);
     if (n) return n;
-    sw_fs_req *r = request(L, SW_FS_OP_WRITE, &t);
+    sw_fs_req *r = fs_api_request(L, SW_FS_OP_WRITE, &t);
     r->job.append = append;
     r->job.mode = mode;
-    if (!copy_data(L, r, data, len)) return sw_api_fail(L, "host memory limit reached");
-    return run(L, r, finish_ok);
+    if (!fs_api_copy_data(L, r, data, len)) return sw_api_fail(L, "host memory limit reached");
+    return fs_api_run(L, r, fs_api_finish_ok);
 }
 
 /* ---- directories and names ---- */
@@ -245,7 +219,7 @@ static const char *type_name(char c)
 
 static int finish_list(sw_fs_req *r, lua_State *L)
 {
-    if (r->job.err) return fail_err(L, r->resource, r->job.err, 0);
+    if (r->job.err) return fs_api_fail_err(L, r->resource, r->job.err, 0);
     lua_newtable(L);
     int i = 0;
     for (size_t at = 0; at < r->job.len; i++) {
@@ -264,14 +238,14 @@ static int finish_list(sw_fs_req *r, lua_State *L)
 static int fs_list(lua_State *L)
 {
     target t;
-    int n = resolve(L, 1, true, false, &t);
+    int n = fs_api_resolve(L, 1, true, false, &t);
     if (n) return n;
-    return run(L, request(L, SW_FS_OP_LIST, &t), finish_list);
+    return fs_api_run(L, fs_api_request(L, SW_FS_OP_LIST, &t), finish_list);
 }
 
 static int finish_stat(sw_fs_req *r, lua_State *L)
 {
-    if (r->job.err) return fail_err(L, r->resource, r->job.err, 0);
+    if (r->job.err) return fs_api_fail_err(L, r->resource, r->job.err, 0);
     const struct stat *st = &r->job.st;
     lua_createtable(L, 0, 4);
     lua_pushstring(L, S_ISREG(st->st_mode)   ? "file"
@@ -291,9 +265,9 @@ static int finish_stat(sw_fs_req *r, lua_State *L)
 static int fs_stat(lua_State *L)
 {
     target t;
-    int n = resolve(L, 1, true, false, &t);
+    int n = fs_api_resolve(L, 1, true, false, &t);
     if (n) return n;
-    return run(L, request(L, SW_FS_OP_STAT, &t), finish_stat);
+    return fs_api_run(L, fs_api_request(L, SW_FS_OP_STAT, &t), finish_stat);
 }
 
 static int fs_mkdir(lua_State *L)
@@ -302,271 +276,36 @@ static int fs_mkdir(lua_State *L)
     bool parents = opt_flag(L, 2, "parents");
     unsigned mode = opt_mode(L, 2, 0755);
     target t;
-    int n = resolve(L, 1, false, true, &t);
+    int n = fs_api_resolve(L, 1, false, true, &t);
     if (n) return n;
-    sw_fs_req *r = request(L, SW_FS_OP_MKDIR, &t);
+    sw_fs_req *r = fs_api_request(L, SW_FS_OP_MKDIR, &t);
     r->job.parents = parents;
     r->job.mode = mode;
-    return run(L, r, finish_ok);
+    return fs_api_run(L, r, fs_api_finish_ok);
 }
 
 static int fs_remove(lua_State *L)
 {
     target t;
-    int n = resolve(L, 1, false, true, &t);
+    int n = fs_api_resolve(L, 1, false, true, &t);
     if (n) return n;
-    return run(L, request(L, SW_FS_OP_REMOVE, &t), finish_ok);
+    return fs_api_run(L, fs_api_request(L, SW_FS_OP_REMOVE, &t), fs_api_finish_ok);
 }
 
 static int fs_rename(lua_State *L)
 {
     target from, to;
-    int n = resolve(L, 1, false, true, &from);
-    if (!n) n = resolve(L, 2, false, true, &to);
+    int n = fs_api_resolve(L, 1, false, true, &from);
+    if (!n) n = fs_api_resolve(L, 2, false, true, &to);
     if (n) return n;
-    sw_fs_req *r = request(L, SW_FS_OP_RENAME, &from);
+    sw_fs_req *r = fs_api_request(L, SW_FS_OP_RENAME, &from);
     r->job.root2 = strdup(to.vol->path);
     r->job.rel2 = strdup(to.rel);
     if (!r->job.root2 || !r->job.rel2) {
         sw_fs_req_free(r);
         return luaL_error(L, "out of memory");
     }
-    return run(L, r, finish_ok);
-}
-
-/* ---- open files ---- */
-
-static void init_file(lua_State *L);
-
-static int finish_open(sw_fs_req *r, lua_State *L)
-{
-    if (r->job.err) return fail_err(L, r->resource, r->job.err, 0);
-    int acc = r->job.flags & O_ACCMODE, err;
-    size_t len = strlen(r->resource);
-    file_obj *o = lua_newuserdata(L, sizeof *o + len + 1); /* may raise: the job's fd closes */
-    o->f = NULL;
-    memcpy(o->name, r->resource, len + 1);
-    sw_fs_file *f =
-        sw_fs_file_new(sw_proc_of(L), r->job.fd, acc != O_WRONLY, acc != O_RDONLY, &err);
-    if (!f) return fail_err(L, r->resource, err, 0); /* the fd closes with the request */
-    r->job.fd = -1;                                  /* the file's now */
-    sw_api_push_metatable(L, &file_key, init_file);
-    lua_setmetatable(L, -2);
-    sw_fs_file_bind(f, &o->f);
-    return 1;
-}
-
-static int open_flags(lua_State *L, const char *mode)
-{
-    static const struct {
-        const char *mode;
-        int flags;
-    } modes[] = {
-        {"r", O_RDONLY}, {"w", O_WRONLY | O_CREAT | O_TRUNC}, {"a", O_WRONLY | O_CREAT | O_APPEND},
-        {"r+", O_RDWR},  {"w+", O_RDWR | O_CREAT | O_TRUNC},  {"a+", O_RDWR | O_CREAT | O_APPEND}};
-    char m[4] = {0};
-    for (size_t i = 0, k = 0; mode[i] && k < 3; i++) /* "b" means nothing on POSIX */
-        if (mode[i] != 'b') m[k++] = mode[i];
-    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
-        if (strcmp(modes[i].mode, m) == 0) return modes[i].flags;
-    return luaL_argerror(L, 2, "expected a mode: \"r\", \"w\", \"a\", \"r+\", \"w+\" or \"a+\"");
-}
-
-static int fs_open(lua_State *L)
-{
-    int flags = open_flags(L, luaL_optstring(L, 2, "r"));
-    int acc = flags & O_ACCMODE;
-    target t;
-    int n = resolve(L, 1, acc != O_WRONLY, acc != O_RDONLY, &t);
-    if (n) return n;
-    if (sw_fs_file_count(sw_proc_of(L)) >= SW_FS_MAX_FILES)
-        return fail_err(L, t.resource, SW_FS_ELIMIT, 0);
-    sw_fs_req *r = request(L, SW_FS_OP_OPEN, &t);
-    r->job.flags = flags;
-    r->job.mode = 0644;
-    return run(L, r, finish_open);
-}
-
-/* The open file of the object at 1 (NULL: closed or another process's) and its name. */
-static sw_fs_file *check_file(lua_State *L, const char **name)
-{
-    file_obj *o = sw_api_checkudata(L, 1, &file_key, "fs.file");
-    *name = o->name;
-    return o->f && o->f->proc == sw_proc_of(L) ? o->f : NULL;
-}
-
-/* A file op's request (its name for errors), or the (nil, err) count pushed in *n. */
-static sw_fs_req *file_request(lua_State *L, sw_fs_op op, bool write, int *n)
-{
-    const char *name;
-    sw_fs_file *f = check_file(L, &name);
-    *n = !f                       ? sw_api_fail(L, "closed")
-         : f->busy                ? sw_api_fail(L, "busy: another task is using the file")
-         : write && !f->writable  ? sw_api_fail(L, "not open for writing")
-         : !write && !f->readable ? sw_api_fail(L, "not open for reading")
-                                  : 0;
-    if (*n) return NULL;
-    sw_fs_req *r = request(L, op, NULL);
-    r->file = f;
-    r->job.fd = f->fd;
-    r->resource = strdup(name);
-    if (!r->resource) {
-        sw_fs_req_free(r);
-        luaL_error(L, "out of memory");
-    }
-    return r;
-}
-
-static int finish_fread(sw_fs_req *r, lua_State *L)
-{
-    if (r->job.err) return fail_err(L, r->resource, r->job.err, 0);
-    if (r->job.len == 0) return sw_api_fail(L, "eof");
-    lua_pushlstring(L, r->job.data, r->job.len);
-    return 1;
-}
-
-static int f_read(lua_State *L)
-{
-    lua_Number want = luaL_checknumber(L, 2);
-    if (!(want >= 1)) luaL_argerror(L, 2, "expected a byte count of at least 1");
-    uint64_t cap = read_cap(L);
-    size_t n_bytes = want > (lua_Number)cap ? (size_t)cap : (size_t)want;
-    int n;
-    sw_fs_req *r = file_request(L, SW_FS_OP_FREAD, false, &n);
-    if (!r) return n;
-    sw_fs_file *f = r->file;
-    if (f->end > f->start) { /* read-ahead of read_line first */
-        size_t k = f->end - f->start < n_bytes ? f->end - f->start : n_bytes;
-        lua_pushlstring(L, f->buf + f->start, k);
-        f->start += k;
-        sw_fs_req_free(r);
-        return 1;
-    }
-    r->job.max = n_bytes;
-    return run(L, r, finish_fread);
-}
-
-static int finish_read_line(sw_fs_req *r, lua_State *L)
-{
-    sw_fs_job *j = &r->job;
-    sw_fs_file *f = r->file;
-    if (j->err) return fail_err(L, r->resource, j->err, 0);
-    const char *nl = j->data ? memchr(j->data, '\n', j->len) : NULL;
-    size_t line = nl ? (size_t)(nl - j->data) : j->len, taken = 0;
-    int results = 2;
-    if (!nl && !j->eof) { /* no "\n" within SW_FS_LINE_MAX: the bytes stay for read(n) */
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: line too long (at most %d bytes)", r->resource, SW_FS_LINE_MAX);
-    } else if (!nl && line == 0) {
-        lua_pushnil(L);
-        lua_pushliteral(L, "eof");
-    } else { /* a line, or the last one without its "\n" */
-        lua_pushlstring(L, j->data, line && nl && j->data[line - 1] == '\r' ? line - 1 : line);
-        taken = nl ? line + 1 : line;
-        results = 1;
-    }
-    if (f && j->data) { /* what is left is the file's read-ahead again */
-        free(f->buf);
-        f->buf = j->data;
-        f->start = taken;
-        f->end = j->len;
-        j->data = NULL;
-    }
-    return results;
-}
-
-static int f_read_line(lua_State *L)
-{
-    int n;
-    sw_fs_req *r = file_request(L, SW_FS_OP_FREAD_LINE, false, &n);
-    if (!r) return n;
-    sw_fs_file *f = r->file;
-    if (f->buf) { /* the read-ahead goes to the job, moved to the front */
-        memmove(f->buf, f->buf + f->start, f->end - f->start);
-        r->job.len = f->end - f->start;
-        r->job.data = f->buf;
-        f->buf = NULL;
-        f->start = f->end = 0;
-    }
-    return run(L, r, finish_read_line);
-}
-
-static int f_write(lua_State *L)
-{
-    size_t len;
-    const char *data = luaL_checklstring(L, 2, &len);
-    int n;
-    sw_fs_req *r = file_request(L, SW_FS_OP_FWRITE, true, &n);
-    if (!r) return n;
-    r->job.unread = r->file->end - r->file->start; /* the position the caller sees */
-    sw_fs_file_drop_buffer(r->file);
-    if (!copy_data(L, r, data, len)) return sw_api_fail(L, "host memory limit reached");
-    return run(L, r, finish_ok);
-}
-
-static int finish_seek(sw_fs_req *r, lua_State *L)
-{
-    if (r->job.err) return fail_err(L, r->resource, r->job.err, 0);
-    lua_pushnumber(L, (lua_Number)r->job.pos);
-    return 1;
-}
-
-static int f_seek(lua_State *L)
-{
-    static const char *const whences[] = {"set", "cur", "end", NULL};
-    static const int values[] = {SEEK_SET, SEEK_CUR, SEEK_END};
-    int w = luaL_checkoption(L, 2, "cur", whences);
-    lua_Number off = luaL_optnumber(L, 3, 0);
-    const char *name;
-    sw_fs_file *f = check_file(L, &name);
-    int n;
-    sw_fs_req *r = file_request(L, SW_FS_OP_FSEEK, f && !f->readable, &n);
-    if (!r) return n;
-    r->job.whence = values[w];
-    r->job.offset = (int64_t)off;
-    r->job.unread = f->end - f->start;
-    sw_fs_file_drop_buffer(f);
-    return run(L, r, finish_seek);
-}
-
-static int f_close(lua_State *L)
-{
-    const char *name;
-    sw_fs_file *f = check_file(L, &name);
-    if (!f) return ok(L);
-    if (f->busy) return sw_api_fail(L, "busy: another task is using the file");
-    sw_fs_file_close(f); /* its fd closes on the thread pool; nothing to wait for */
-    return ok(L);
-}
-
-static int file_gc(lua_State *L)
-{
-    file_obj *o = lua_touserdata(L, 1);
-    if (o->f) sw_fs_file_close(o->f);
-    return 0;
-}
-
-static int file_tostring(lua_State *L)
-{
-    file_obj *o = lua_touserdata(L, 1);
-    lua_pushfstring(L, "fs.file: %s%s", o->name, o->f ? "" : " (closed)");
-    return 1;
-}
-
-static void init_file(lua_State *L)
-{
-    static const luaL_Reg methods[] = {{"read", f_read},   {"read_line", f_read_line},
-                                       {"write", f_write}, {"seek", f_seek},
-                                       {"close", f_close}, {NULL, NULL}};
-    lua_newtable(L);
-    luaL_register(L, NULL, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, file_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, file_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushliteral(L, "fs.file");
-    lua_setfield(L, -2, "__metatable");
+    return fs_api_run(L, r, fs_api_finish_ok);
 }
 
 /* ---- volume handles: the same calls on paths relative to one volume ---- */
@@ -583,20 +322,20 @@ static void volume_paths(lua_State *L, int paths)
     lua_remove(L, 1);
 }
 
-#define VOLUME_METHOD(name, paths)    \
-    static int v_##name(lua_State *L) \
-    {                                 \
-        volume_paths(L, paths);       \
-        return fs_##name(L);          \
+#define VOLUME_METHOD(name, fn, paths) \
+    static int v_##name(lua_State *L)  \
+    {                                  \
+        volume_paths(L, paths);        \
+        return fn(L);                  \
     }
-VOLUME_METHOD(read, 1)
-VOLUME_METHOD(write, 1)
-VOLUME_METHOD(open, 1)
-VOLUME_METHOD(list, 1)
-VOLUME_METHOD(stat, 1)
-VOLUME_METHOD(mkdir, 1)
-VOLUME_METHOD(remove, 1)
-VOLUME_METHOD(rename, 2)
+VOLUME_METHOD(read, fs_read, 1)
+VOLUME_METHOD(write, fs_write, 1)
+VOLUME_METHOD(open, fs_api_open, 1) /* api_fs_file.c */
+VOLUME_METHOD(list, fs_list, 1)
+VOLUME_METHOD(stat, fs_stat, 1)
+VOLUME_METHOD(mkdir, fs_mkdir, 1)
+VOLUME_METHOD(remove, fs_remove, 1)
+VOLUME_METHOD(rename, fs_rename, 2)
 
 static int volume_tostring(lua_State *L)
 {
@@ -636,7 +375,7 @@ static int fs_volume(lua_State *L)
 int sw_open_fs(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"read", fs_read},     {"write", fs_write}, {"open", fs_open},     {"list", fs_list},
+        {"read", fs_read},     {"write", fs_write}, {"open", fs_api_open}, {"list", fs_list},
         {"stat", fs_stat},     {"mkdir", fs_mkdir}, {"remove", fs_remove}, {"rename", fs_rename},
         {"volume", fs_volume}, {NULL, NULL}};
     lua_newtable(L);

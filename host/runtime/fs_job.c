@@ -424,7 +424,7 @@ static void op_fread_line(sw_fs_job *j)
     size_t scanned = 0;
     while (!memchr(j->data + scanned, '\n', j->len - scanned)) {
         scanned = j->len;
-        if (j->len >= SW_FS_LINE_MAX) return; /* api_fs.c: line too long */
+        if (j->len >= SW_FS_LINE_MAX) return; /* api_fs_file.c: line too long */
         ssize_t r = read(j->fd, j->data + j->len, SW_FS_LINE_MAX - j->len);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
