@@ -1,88 +1,18 @@
 /* The control socket's transport (see control.h): the listening pipe, one record per client
- * connection, line framing with a length cap, peer-credential checks, and replies (JSON values
- * from control_ops.c, written as lines by json.h) in request order; the limits on clients
- * (reply queue, idle and request timeouts, connection count) and the shared status document;
- * `logs` followers, fed from the log's rings on a wake-up of the loop. What a request does is
- * control_ops.c's business. */
-#include "control.h"
-
-#include <errno.h>
+ * connection, peer-credential checks, and replies (JSON values from control_ops.c, written as
+ * lines by json.h) in request order; the limits on clients (reply queue, connection count) and
+ * the shared status document. A connection's reading, requests and timeouts are
+ * control_read.c's, `logs` followers control_follow.c's (their shared parts:
+ * control_internal.h); what a request does is control_ops.c's business. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "control_logs.h"
+#include "control_internal.h"
 #include "control_path.h"
-#include "control_ops.h"
-#include "control_request.h"
 #include "control_status.h"
-#include "json.h"
-#include "wake.h"
-
-typedef struct ctl_conn ctl_conn;
-
-/* Bytes kept aside. */
-typedef struct backlog {
-    char *p;
-    size_t len, cap;
-} backlog;
-
-/* A reply's text, shared by the writes that send it (one status document goes to many). */
-typedef struct reply_text {
-    size_t refs, len;
-    char p[];
-} reply_text;
-
-/* One write of a reply to one client. */
-typedef struct ctl_write {
-    uv_write_t req;
-    ctl_conn *k;
-    reply_text *text;
-} ctl_write;
-
-struct sw_control {
-    uv_pipe_t server;
-    sw_supervisor *sup;
-    char *path;
-    dev_t dev;
-    ino_t ino;
-    uint64_t start;
-    uint64_t idle_ms, request_ms; /* the limits, in the loop's milliseconds */
-    ctl_conn *conns;
-    size_t n_conns;
-    int open_handles;    /* handles not yet closed (for sw_control_close) */
-    reply_text *status;  /* the status of every service, shared until a change (or its age) */
-    sw_log_ring *ring;   /* the log's rings (NULL: none kept) */
-    sw_wake feed;        /* the rings' feed has records for the followers */
-    uint64_t status_at;  /* uv_now when it was built */
-    char readbuf[65536]; /* reads are handled one at a time on the loop: one buffer serves all */
-};
-
-struct ctl_conn {
-    uv_pipe_t pipe;
-    uv_timer_t timer; /* a pending request's deadline; else the idle and request timeouts */
-    int handles;      /* of pipe and timer, not yet closed */
-    sw_control *ctl;
-    ctl_conn *next, **link;
-    char line[SW_CTL_MAX_LINE + 1];
-    size_t len;
-    bool discarding; /* inside an oversized line: skip to its newline */
-    bool eof, closing, finishing;
-    bool pending;       /* a start/stop/restart waits for its outcome: answered when the
-                                supervisor tells of a change (on_change) or at its deadline */
-    bool paused;        /* not read while SW_CTL_QUEUE_LOW bytes of replies wait */
-    size_t queued;      /* bytes of replies handed to uv_write, not yet written */
-    uint64_t active_at; /* uv_now of the last progress: accepted, a request, a reply written */
-    uint64_t line_at;   /* uv_now of the first byte of an unfinished line; 0: none */
-    sw_ctl_op op;
-    backlog backlog;       /* bytes read after a pending request's line, or while paused */
-    sw_ctl_follow *follow; /* a logs follower: sent new records until it closes; reads no more */
-};
-
-static uint64_t now_ms(const sw_control *c) { return uv_now(c->sup->loop); }
 
 /* ---- closing ---- */
 
@@ -105,7 +35,7 @@ static void on_conn_closed(uv_handle_t *h)
 
 /* Closes at once; replies not yet written are dropped (their writes end with ECANCELED before
  * k is freed). */
-static void close_conn(ctl_conn *k)
+void ctl_close_conn(ctl_conn *k)
 {
     if (k->closing) return;
     k->closing = true;
@@ -119,19 +49,19 @@ static void close_conn(ctl_conn *k)
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
     (void)status;
-    close_conn(req->data);
+    ctl_close_conn(req->data);
     free(req);
 }
 
 /* After the client's end of input: close once what was written has gone out. */
-static void finish_conn(ctl_conn *k)
+void ctl_finish_conn(ctl_conn *k)
 {
     if (k->closing || k->finishing) return;
     k->finishing = true;
     uv_shutdown_t *req = malloc(sizeof *req);
     if (!req || uv_shutdown(req, (uv_stream_t *)&k->pipe, on_shutdown) != 0) {
         free(req);
-        close_conn(k);
+        ctl_close_conn(k);
         return;
     }
     req->data = k;
@@ -139,7 +69,7 @@ static void finish_conn(ctl_conn *k)
 
 /* Closes k for a reason, logged as a warning; tell: first try to write the reason to it as an
  * error reply, if nothing else waits to be written (never waiting for it). */
-static void drop(ctl_conn *k, const char *why, bool tell)
+void ctl_drop(ctl_conn *k, const char *why, bool tell)
 {
     sw_log_field f = {.key = "error", .type = SW_LF_STR, .s = why};
     sw_log_write(k->ctl->sup->log, SW_LOG_WARN, NULL, "control connection dropped", &f, 1);
@@ -152,10 +82,17 @@ static void drop(ctl_conn *k, const char *why, bool tell)
         (void)uv_try_write((uv_stream_t *)&k->pipe, &buf, 1); /* best effort */
         free(text);
     }
-    close_conn(k);
+    ctl_close_conn(k);
 }
 
 /* ---- replies ---- */
+
+/* One write of a reply to one client. */
+typedef struct ctl_write {
+    uv_write_t req;
+    ctl_conn *k;
+    reply_text *text;
+} ctl_write;
 
 static void text_release(reply_text *t)
 {
@@ -178,12 +115,6 @@ static reply_text *text_of(json_t *reply)
     return t;
 }
 
-static void resume(ctl_conn *k);
-static void arm_timer(ctl_conn *k);
-static void follow_caught_up(ctl_conn *k);
-
-static bool blocked(const ctl_conn *k) { return k->pending || k->queued >= SW_CTL_QUEUE_LOW; }
-
 static void on_written(uv_write_t *req, int status)
 {
     ctl_write *w = (ctl_write *)req;
@@ -193,26 +124,26 @@ static void on_written(uv_write_t *req, int status)
     free(w);
     if (status != 0 || k->closing) return; /* a client that went away: nothing to tell */
     k->active_at = now_ms(k->ctl);
-    if (k->follow) follow_caught_up(k);
-    else if (k->paused && !blocked(k)) resume(k);
-    else arm_timer(k);
+    if (k->follow) ctl_follow_caught_up(k);
+    else if (k->paused && !blocked(k)) ctl_resume(k);
+    else ctl_arm_timer(k);
 }
 
 /* Writes t (a reference is taken) to k. A client with replies waiting that would pass
  * SW_CTL_QUEUE_MAX is dropped instead. */
-static void send_text(ctl_conn *k, reply_text *t)
+void ctl_send_text(ctl_conn *k, reply_text *t)
 {
     if (k->closing) return;
     if (k->queued > 0 && k->queued + t->len > SW_CTL_QUEUE_MAX) {
         char why[200];
         snprintf(why, sizeof why, "replies not read: %zu bytes would wait (at most %zu)",
                  k->queued + t->len, SW_CTL_QUEUE_MAX);
-        drop(k, why, false);
+        ctl_drop(k, why, false);
         return;
     }
     ctl_write *w = malloc(sizeof *w);
     if (!w) {
-        drop(k, "out of memory", false);
+        ctl_drop(k, "out of memory", false);
         return;
     }
     w->k = k;
@@ -222,7 +153,7 @@ static void send_text(ctl_conn *k, reply_text *t)
     if (uv_write(&w->req, (uv_stream_t *)&k->pipe, &buf, 1, on_written) != 0) {
         text_release(t);
         free(w);
-        close_conn(k);
+        ctl_close_conn(k);
         return;
     }
     k->queued += t->len;
@@ -230,97 +161,33 @@ static void send_text(ctl_conn *k, reply_text *t)
 
 /* Sends the reply as one line and releases it. A reply that could not be built (NULL: memory
  * ran out) is replaced by an "out of memory" error, if that can be. */
-static void send_reply(ctl_conn *k, json_t *reply)
+void ctl_send_reply(ctl_conn *k, json_t *reply)
 {
     reply_text *t = text_of(reply);
     if (!t) t = text_of(sw_ctl_error_reply("out of memory"));
-    if (t) send_text(k, t);
+    if (t) ctl_send_text(k, t);
     text_release(t);
 }
 
-static void send_error(ctl_conn *k, const char *msg) { send_reply(k, sw_ctl_error_reply(msg)); }
+void ctl_send_error(ctl_conn *k, const char *msg) { ctl_send_reply(k, sw_ctl_error_reply(msg)); }
 
 /* Sends n bytes of whole lines (p is freed). */
-static void send_lines(ctl_conn *k, char *p, size_t n)
+void ctl_send_lines(ctl_conn *k, char *p, size_t n)
 {
     reply_text *t = p && n ? malloc(sizeof *t + n) : NULL;
     if (t) {
         t->refs = 1;
         t->len = n;
         memcpy(t->p, p, n);
-        send_text(k, t);
+        ctl_send_text(k, t);
         text_release(t);
     }
     free(p);
 }
 
-/* ---- logs and followers ---- */
+/* ---- the status document ---- */
 
-/* A logs request: the reply from the rings; a follower reads no more requests, and has no
- * idle timeout (it waits for lines). */
-static void answer_logs(ctl_conn *k)
-{
-    sw_control *c = k->ctl;
-    if (!c->ring) {
-        send_error(k, "this host keeps no log lines (log.ring_lines is 0)");
-        return;
-    }
-    char *text;
-    size_t len;
-    if (sw_ctl_logs_read(c->ring, &k->op.req, &text, &len, &k->follow) != 0) {
-        send_error(k, "out of memory");
-        return;
-    }
-    send_lines(k, text, len);
-    if (k->follow) uv_timer_stop(&k->timer);
-}
-
-/* Bytes of lines that may still wait for follower k. */
-static size_t follow_room(const ctl_conn *k)
-{
-    return k->queued < SW_CTL_FOLLOW_QUEUE ? SW_CTL_FOLLOW_QUEUE - k->queued : 0;
-}
-
-/* A follower's lines were written: tell it of the lines it lost, if any. */
-static void follow_caught_up(ctl_conn *k)
-{
-    if (!k->follow->dropped || k->queued > SW_CTL_FOLLOW_QUEUE / 2) return;
-    char *text;
-    size_t len;
-    sw_ctl_follow_batch(k->follow, NULL, 0, follow_room(k), &text, &len);
-    send_lines(k, text, len);
-}
-
-/* The rings' feed has records: each follower gets those it wants, as far as its queue allows. */
-static void on_feed(sw_wake *w)
-{
-    sw_control *c = w->data;
-    uint64_t lost;
-    sw_log_rec *list = sw_log_ring_take_feed(c->ring, &lost);
-    for (ctl_conn *k = c->conns, *next; k; k = next) {
-        next = k->next;
-        if (!k->follow || k->closing) continue;
-        char *text;
-        size_t len;
-        sw_ctl_follow_batch(k->follow, list, lost, follow_room(k), &text, &len);
-        send_lines(k, text, len);
-    }
-    for (sw_log_rec *r = list, *next; r; r = next) {
-        next = r->feed_next;
-        sw_log_rec_release(r);
-    }
-}
-
-static void wake_feed(void *arg) { sw_wake_send(arg); }
-
-static void on_feed_closed(uv_handle_t *h)
-{
-    sw_wake *w = h->data;
-    sw_control *c = w->data;
-    c->open_handles--;
-}
-
-static void forget_status(sw_control *c)
+void ctl_forget_status(sw_control *c)
 {
     text_release(c->status);
     c->status = NULL;
@@ -328,210 +195,14 @@ static void forget_status(sw_control *c)
 
 /* The status document of every service: built at most once per supervisor change, and again
  * when older than SW_CTL_STATUS_MAX_AGE_MS (its uptimes move on). NULL when memory runs out. */
-static reply_text *status_text(sw_control *c)
+reply_text *ctl_status_text(sw_control *c)
 {
     uint64_t now = now_ms(c);
     if (c->status && now - c->status_at < SW_CTL_STATUS_MAX_AGE_MS) return c->status;
-    forget_status(c);
+    ctl_forget_status(c);
     c->status = text_of(sw_ctl_status_all(c->sup, c->start));
     c->status_at = now;
     return c->status;
-}
-
-/* ---- requests ---- */
-
-static void feed(ctl_conn *k, const char *p, size_t n);
-static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
-
-static void handle_line(ctl_conn *k)
-{
-    size_t n = k->len;
-    k->len = 0;
-    while (n && (k->line[n - 1] == '\r' || k->line[n - 1] == ' ')) n--;
-    if (n == 0) return; /* blank lines are ignored */
-    k->active_at = now_ms(k->ctl);
-    json_t *reply;
-    sw_ctl_op_free(&k->op);
-    switch (sw_ctl_op_begin(&k->op, k->ctl->sup, k->line, n, &reply)) {
-    case SW_CTL_STATUS_ALL: {
-        reply_text *t = status_text(k->ctl);
-        if (t) send_text(k, t);
-        else send_error(k, "out of memory");
-        return;
-    }
-    case SW_CTL_ANSWERED: send_reply(k, reply); return;
-    case SW_CTL_LOGS_READ: answer_logs(k); return;
-    case SW_CTL_WAITING:
-        k->pending =
-            true; /* the reply comes with a change or at the deadline; read no more until then */
-        uv_read_stop((uv_stream_t *)&k->pipe);
-        arm_timer(k);
-        return;
-    }
-}
-
-/* Adds bytes to the backlog; a client whose bytes cannot be kept is closed. */
-static void keep(ctl_conn *k, const char *p, size_t n)
-{
-    backlog *b = &k->backlog;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n) cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q) {
-            drop(k, "out of memory", false);
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-
-/* Stops reading k while it waits for a pending outcome or for its replies to be read. */
-static void pause_reading(ctl_conn *k)
-{
-    uv_read_stop((uv_stream_t *)&k->pipe);
-    if (!k->pending) k->paused = true;
-}
-
-/* Splits bytes into lines; stops at a pending request or a full reply queue and keeps the
- * rest for later (at most one read's worth: reading stops then). */
-static void feed(ctl_conn *k, const char *p, size_t n)
-{
-    while (n && !k->closing && !k->follow) {
-        if (blocked(k)) {
-            pause_reading(k);
-            keep(k, p, n);
-            return;
-        }
-        const char *nl = memchr(p, '\n', n);
-        size_t take = nl ? (size_t)(nl - p) : n;
-        if (k->discarding) {
-            k->discarding = !nl;
-        } else if (k->len + take > SW_CTL_MAX_LINE) {
-            send_error(k, "request too long (more than 4096 bytes): ignored");
-            k->len = 0;
-            k->discarding = !nl;
-        } else {
-            memcpy(k->line + k->len, p, take);
-            k->len += take;
-            if (nl) handle_line(k);
-        }
-        if (nl) k->line_at = 0;
-        else if (!k->line_at)
-            k->line_at = now_ms(k->ctl); /* a line begun: the request timeout runs */
-        p += take + (nl ? 1 : 0);
-        n -= take + (nl ? 1 : 0);
-    }
-}
-
-/* A pending request got its reply, or the replies drained: go on with what the client sent
- * after. */
-static void resume(ctl_conn *k)
-{
-    k->paused = false;
-    backlog rest = k->backlog;
-    k->backlog = (backlog){0};
-    feed(k, rest.p, rest.len);
-    free(rest.p);
-    if (k->closing) return;
-    if (blocked(k)) pause_reading(k);
-    else if (k->eof) finish_conn(k);
-    else uv_read_start((uv_stream_t *)&k->pipe, on_alloc, on_read);
-    arm_timer(k);
-}
-
-/* Answers k's pending request if its services settled or its deadline passed. */
-static bool try_answer(ctl_conn *k)
-{
-    json_t *reply;
-    if (!sw_ctl_op_poll(&k->op, k->ctl->sup, &reply)) return false;
-    uv_timer_stop(&k->timer);
-    k->pending = false;
-    k->active_at = now_ms(k->ctl);
-    send_reply(k, reply);
-    resume(k);
-    return true;
-}
-
-/* The supervisor's change subscriber: called at the end of an entry point that changed a
- * service or group. A request made from here (resume reads the next line) is told of by a
- * further call. */
-static void on_change(void *arg)
-{
-    sw_control *c = arg;
-    forget_status(c);
-    for (ctl_conn *k = c->conns, *next; k; k = next) {
-        next = k->next;
-        if (k->pending) try_answer(k);
-    }
-}
-
-/* Closes k if it has been idle, or its request unfinished, too long; true if it did. */
-static bool timed_out(ctl_conn *k)
-{
-    sw_control *c = k->ctl;
-    uint64_t now = now_ms(c);
-    char why[200];
-    if (k->line_at && now - k->line_at >= c->request_ms) {
-        snprintf(why, sizeof why, "request not finished within %gs", (double)c->request_ms / 1000);
-        drop(k, why, true);
-        return true;
-    }
-    if (now - k->active_at < c->idle_ms) return false;
-    if (k->queued)
-        snprintf(why, sizeof why, "replies not read for %gs (%zu bytes waiting)",
-                 (double)c->idle_ms / 1000, k->queued);
-    else snprintf(why, sizeof why, "idle for %gs", (double)c->idle_ms / 1000);
-    drop(k, why, k->queued == 0);
-    return true;
-}
-
-static void on_timer(uv_timer_t *t)
-{
-    ctl_conn *k = t->data;
-    if (k->pending ? !try_answer(k) : !timed_out(k)) arm_timer(k); /* fired a little early */
-}
-
-/* The timer at the next thing due: a pending request's deadline; else the idle timeout, or
- * the request timeout of an unfinished line. */
-static void arm_timer(ctl_conn *k)
-{
-    if (k->closing || k->follow) return;
-    if (k->pending) {
-        uint64_t now = uv_hrtime(), left = k->op.deadline > now ? k->op.deadline - now : 0;
-        uv_timer_start(&k->timer, on_timer, left / 1000000 + 1, 0);
-        return;
-    }
-    sw_control *c = k->ctl;
-    uint64_t at = k->active_at + c->idle_ms, now = now_ms(c);
-    if (k->line_at && k->line_at + c->request_ms < at) at = k->line_at + c->request_ms;
-    uv_timer_start(&k->timer, on_timer, at > now ? at - now : 0, 0);
-}
-
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void)suggested;
-    ctl_conn *k = h->data;
-    *buf = uv_buf_init(k->ctl->readbuf, sizeof k->ctl->readbuf);
-}
-
-static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
-{
-    ctl_conn *k = stream->data;
-    if (nread > 0) {
-        feed(k, buf->base, (size_t)nread);
-        arm_timer(k);
-        return;
-    }
-    if (nread == 0) return;
-    k->eof = true; /* end of input or an error: answer what is pending, then close */
-    uv_read_stop(stream);
-    if (nread != UV_EOF) close_conn(k);
-    else if (!blocked(k)) finish_conn(k);
 }
 
 /* ---- connections ---- */
@@ -569,7 +240,7 @@ static bool make_room(sw_control *c, const ctl_conn *k)
     char why[200];
     snprintf(why, sizeof why, "idle for %gs: closed to make room for a new connection (at most %d)",
              (double)(now - oldest->active_at) / 1000, SW_CTL_MAX_CONNS);
-    drop(oldest, why, true);
+    ctl_drop(oldest, why, true);
     return true;
 }
 
@@ -593,10 +264,10 @@ static void on_connection(uv_stream_t *server, int status)
     c->n_conns++;
     k->active_at = now_ms(c);
     if (uv_accept(server, (uv_stream_t *)&k->pipe) != 0) {
-        close_conn(k);
+        ctl_close_conn(k);
         return;
     }
-    arm_timer(k);
+    ctl_arm_timer(k);
     char why[160];
     bool ok = peer_allowed(k, why, sizeof why);
     if (ok && c->n_conns > SW_CTL_MAX_CONNS && !make_room(c, k)) {
@@ -606,11 +277,11 @@ static void on_connection(uv_stream_t *server, int status)
     if (!ok) {
         sw_log_field f = {.key = "error", .type = SW_LF_STR, .s = why};
         sw_log_write(c->sup->log, SW_LOG_WARN, NULL, "control connection refused", &f, 1);
-        send_error(k, why);
-        finish_conn(k);
+        ctl_send_error(k, why);
+        ctl_finish_conn(k);
         return;
     }
-    uv_read_start((uv_stream_t *)&k->pipe, on_alloc, on_read);
+    uv_read_start((uv_stream_t *)&k->pipe, ctl_on_alloc, ctl_on_read);
 }
 
 /* ---- the socket file ---- */
@@ -650,12 +321,12 @@ sw_control *sw_control_open(sw_supervisor *s, const char *path, const sw_control
         sw_control_close(c);
         return NULL;
     }
-    sw_supervisor_on_change(s, on_change, c);
+    sw_supervisor_on_change(s, ctl_on_change, c);
     c->ring = sw_log_rings(s->log);
-    if (c->ring && sw_wake_init(s->loop, &c->feed, on_feed) == 0) {
+    if (c->ring && sw_wake_init(s->loop, &c->feed, ctl_on_feed) == 0) {
         c->feed.data = c;
         c->open_handles++;
-        sw_log_ring_set_wake(c->ring, wake_feed, &c->feed);
+        sw_log_ring_set_wake(c->ring, ctl_wake_feed, &c->feed);
     } else c->ring = NULL; /* no wake-up: no logs requests either */
     sw_log_field f = {.key = "socket", .type = SW_LF_STR, .s = path};
     sw_log_write(s->log, SW_LOG_INFO, NULL, "control socket", &f, 1);
@@ -673,17 +344,17 @@ void sw_control_close(sw_control *c)
     sw_supervisor_on_change(c->sup, NULL, NULL);
     for (ctl_conn *k = c->conns; k;
          k = k->next) /* a short reply is written at once, before the close */
-        if (k->pending) send_error(k, "the host shut down before the operation finished");
-    while (c->conns) close_conn(c->conns);
+        if (k->pending) ctl_send_error(k, "the host shut down before the operation finished");
+    while (c->conns) ctl_close_conn(c->conns);
     uv_close((uv_handle_t *)&c->server, on_handle_closed);
     if (c->ring) {
         sw_log_ring_set_wake(c->ring, NULL, NULL);
-        sw_wake_close(&c->feed, on_feed_closed);
+        sw_wake_close(&c->feed, ctl_on_feed_closed);
     }
     /* other handles (the supervisor's) keep the loop alive: turn it only until ours are gone */
     for (int i = 0; i < 1000 && c->open_handles > 0; i++) uv_run(c->sup->loop, UV_RUN_NOWAIT);
     sw_control_remove_file(c);
-    forget_status(c);
+    ctl_forget_status(c);
     free(c->path);
     free(c);
 }
