@@ -1,8 +1,9 @@
-/* One service's lifecycle (service.c): its sub-state (supervisor.h) and every transition,
- * launching a run or awaiting its standby, readiness, the end of a run as its own policy
- * judges it, stopping and killing, and its timer. It never looks at other services: what
- * depends on what, groups and waves are the supervisor's. Wing-internal; every function runs
- * on the supervisor's loop thread and cannot fail unless it says so. */
+/* One service's lifecycle (service.c, service_launch.c, service_end.c): its sub-state
+ * (supervisor.h) and every transition, launching a run or awaiting its standby, readiness, the
+ * end of a run as its own policy judges it, stopping and killing, and its timer. It never
+ * looks at other services: what depends on what, groups and waves are the supervisor's.
+ * Wing-internal; every function runs on the supervisor's loop thread and cannot fail unless
+ * it says so. */
 #ifndef STEWARD_SERVICE_H
 #define STEWARD_SERVICE_H
 

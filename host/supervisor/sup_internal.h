@@ -74,8 +74,9 @@ void sup_shutdown_free(sw_supervisor *s);
 
 /* ---- the workers' side (supervisor.c) ---- */
 
-/* The callbacks service.c gives the runtime and the preparer (any thread): each queues a
- * message and wakes the loop; out of memory, the message is lost (a standby is discarded). */
+/* The callbacks service_launch.c and service_end.c give the runtime and the preparer (any
+ * thread): each queues a message and wakes the loop; out of memory, the message is lost (a
+ * standby is discarded). */
 void sup_on_exit(void *arg, uint64_t pid, const sw_exit_info *info);
 void sup_on_ready(void *arg, uint64_t pid);
 void sup_on_prepared(void *tag, sw_proc *p);

@@ -72,7 +72,7 @@ typedef struct sw_svc {
     size_t index;   /* in the graph; (size_t)-1 once removed by a reload */
     sw_grp *group;  /* the enclosing service.group, or NULL (the root) */
     size_t pos;     /* position among the group's children */
-    sw_svc_sub sub; /* its lifecycle; changed only by service.c */
+    sw_svc_sub sub; /* its lifecycle; changed only by service*.c */
     /* Facts independent of sub, kept beside it (each would multiply the enum): */
     bool wanted;               /* should run: auto_start, needed by a wanted one, or by hand. The
                                     user's and the graph's intent, held in every sub-state */
