@@ -52,18 +52,21 @@ void sw_api_push_metatable(lua_State *L, const void *key, void (*init)(lua_State
     lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
+void *sw_api_toudata(lua_State *L, int idx, const void *key)
+{
+    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+    lua_pushlightuserdata(L, (void *)key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? lua_touserdata(L, idx) : NULL;
+}
+
 void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tname)
 {
-    void *p = lua_touserdata(L, idx);
-    if (p && lua_getmetatable(L, idx)) {
-        lua_pushlightuserdata(L, (void *)key);
-        lua_rawget(L, LUA_REGISTRYINDEX);
-        int same = lua_rawequal(L, -1, -2);
-        lua_pop(L, 2);
-        if (same) return p;
-    }
-    luaL_typerror(L, idx, tname);
-    return NULL;
+    void *p = sw_api_toudata(L, idx, key);
+    if (!p) luaL_typerror(L, idx, tname);
+    return p;
 }
 
 int sw_api_readonly(lua_State *L)

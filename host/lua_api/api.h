@@ -17,15 +17,17 @@ extern const sw_vm_lib sw_api_libs[];
 /* Hands the Lua modules and the guard to a runtime: cfg->libs and cfg->guard. */
 void sw_api_use(sw_runtime_config *cfg);
 
-/* Metatables kept in the registry under a light-userdata key (the address of a static), so
- * checking a userdata's type costs no string interning. push_metatable creates it with init
- * on first use; checkudata raises a type error naming tname when idx is not one of them. */
 /* nil, msg: a failed call's two results (return its value). */
 int sw_api_fail(lua_State *L, const char *msg);
 /* nil and the message formatted as lua_pushfstring formats it. */
 int sw_api_failf(lua_State *L, const char *fmt, ...);
 
+/* Metatables kept in the registry under a light-userdata key (the address of a static), so
+ * checking a userdata's type costs no string interning. push_metatable creates it with init
+ * on first use; toudata gives the full userdata at idx when its metatable is key's, else NULL
+ * (raises nothing); checkudata raises a type error naming tname instead of returning NULL. */
 void sw_api_push_metatable(lua_State *L, const void *key, void (*init)(lua_State *L));
+void *sw_api_toudata(lua_State *L, int idx, const void *key);
 void *sw_api_checkudata(lua_State *L, int idx, const void *key, const char *tname);
 
 /* __newindex of read-only tables: raises "attempt to modify a read-only host module". */

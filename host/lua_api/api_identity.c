@@ -9,53 +9,34 @@
  * allowed it (security.impersonate on the actor id, security.scope on each policy id or the
  * group). They cross in messages as copies (the codec's host values, sw_api_identity_ext): an
  * actor keeps its id and meta; a scope is made again from its policy ids on arrival, under the
- * receiver's policy set. A table that looks like one is just a table. */
+ * receiver's policy set. A table that looks like one is just a table.
+ * This file: actors, scopes, process.with_context and the security functions' registration;
+ * token stores are in api_token_store.c, the codec's host values in api_identity_codec.c,
+ * what they share in api_identity_internal.h. */
 #include "api_identity.h"
 
 #include <lauxlib.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
+#include "api_identity_internal.h"
 #include "message.h"
 #include "proc.h"
 #include "runtime.h"
 
 #define META_MAX_DEPTH 16   /* actor meta: nesting */
 #define META_MAX_NODES 1024 /* actor meta: values, tables included */
-#define SCOPE_MAX      1024 /* policies in one scope */
-#define ID_MAX         256  /* actor, policy, group and store ids: bytes */
 
-static const char actor_mt_key = 0, scope_mt_key = 0, store_mt_key = 0, ctx_mt_key = 0,
-                  anchor_key = 0;
+const char identity_actor_mt_key = 0, identity_scope_mt_key = 0;
+static const char ctx_mt_key = 0, anchor_key = 0;
 
-typedef struct actor_ud {
-    sw_sec_actor *a;
-} actor_ud;
-typedef struct scope_ud {
-    sw_sec_scope *s;
-} scope_ud;
-typedef struct store_ud {
-    sw_token_store *ts;
-    char id[ID_MAX];
-} store_ud;
 typedef struct ctx_ud {
     sw_sec_identity *id;
 } ctx_ud;
 
-static bool is_udata(lua_State *L, int idx, const void *key)
-{
-    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return false;
-    lua_pushlightuserdata(L, (void *)key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    bool is = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return is;
-}
-
 /* A string argument for an id: no NUL, 1..ID_MAX-1 bytes; raises otherwise. */
-static const char *check_id(lua_State *L, int idx, size_t *len)
+const char *identity_check_id(lua_State *L, int idx, size_t *len)
 {
     if (lua_type(L, idx) != LUA_TSTRING) luaL_typerror(L, idx, "string");
     const char *s = lua_tolstring(L, idx, len);
@@ -65,7 +46,7 @@ static const char *check_id(lua_State *L, int idx, size_t *len)
 }
 
 /* id in the caller's namespace when it has no colon, as process.spawn does. */
-static const char *qualify(lua_State *L, const char *id, char *buf, size_t size)
+const char *identity_qualify(lua_State *L, const char *id, char *buf, size_t size)
 {
     if (strchr(id, ':')) return id;
     snprintf(buf, size, "%s:%s", sw_proc_of(L)->entry->ns, id);
@@ -180,8 +161,8 @@ static sw_node *meta_node(meta_build *b, int idx, int depth)
 }
 
 /* An actor of id with the meta table at idx (or none); NULL with *err when meta is not one. */
-static sw_sec_actor *make_actor(lua_State *L, const char *id, size_t len, int meta_idx,
-                                const char **err)
+sw_sec_actor *identity_make_actor(lua_State *L, const char *id, size_t len, int meta_idx,
+                                  const char **err)
 {
     sw_sec_actor *a = sw_sec_actor_new(id, len);
     if (lua_type(L, meta_idx) != LUA_TTABLE) return a;
@@ -195,14 +176,13 @@ static sw_sec_actor *make_actor(lua_State *L, const char *id, size_t len, int me
 
 /* ---- actors ---- */
 
-static void push_actor(lua_State *L, sw_sec_actor *a);
-
 sw_sec_actor *sw_api_to_actor(lua_State *L, int idx)
 {
-    return is_udata(L, idx, &actor_mt_key) ? ((actor_ud *)lua_touserdata(L, idx))->a : NULL;
+    actor_ud *u = sw_api_toudata(L, idx, &identity_actor_mt_key);
+    return u ? u->a : NULL;
 }
 
-static sw_sec_actor *check_actor(lua_State *L, int idx)
+sw_sec_actor *identity_check_actor(lua_State *L, int idx)
 {
     sw_sec_actor *a = sw_api_to_actor(L, idx);
     if (!a) luaL_typerror(L, idx, "actor");
@@ -211,7 +191,7 @@ static sw_sec_actor *check_actor(lua_State *L, int idx)
 
 static int actor_id(lua_State *L)
 {
-    sw_sec_actor *a = check_actor(L, 1);
+    sw_sec_actor *a = identity_check_actor(L, 1);
     lua_pushlstring(L, a->id, a->id_len);
     return 1;
 }
@@ -219,7 +199,7 @@ static int actor_id(lua_State *L)
 /* A fresh copy every call: changing it changes nothing the engine reads. */
 static int actor_meta(lua_State *L)
 {
-    sw_sec_actor *a = check_actor(L, 1);
+    sw_sec_actor *a = identity_check_actor(L, 1);
     if (a->meta) sw_push_node(L, a->meta);
     else lua_newtable(L);
     return 1;
@@ -227,7 +207,7 @@ static int actor_meta(lua_State *L)
 
 static int actor_tostring(lua_State *L)
 {
-    lua_pushfstring(L, "actor: %s", check_actor(L, 1)->id);
+    lua_pushfstring(L, "actor: %s", identity_check_actor(L, 1)->id);
     return 1;
 }
 
@@ -239,8 +219,8 @@ static int actor_gc(lua_State *L)
     return 0;
 }
 
-static void methods_mt(lua_State *L, const luaL_Reg *methods, lua_CFunction gc,
-                       lua_CFunction tostring)
+void identity_methods_mt(lua_State *L, const luaL_Reg *methods, lua_CFunction gc,
+                         lua_CFunction tostring)
 {
     lua_newtable(L);
     luaL_register(L, NULL, methods);
@@ -258,15 +238,15 @@ static void methods_mt(lua_State *L, const luaL_Reg *methods, lua_CFunction gc,
 static void actor_mt_init(lua_State *L)
 {
     static const luaL_Reg m[] = {{"id", actor_id}, {"meta", actor_meta}, {NULL, NULL}};
-    methods_mt(L, m, actor_gc, actor_tostring);
+    identity_methods_mt(L, m, actor_gc, actor_tostring);
 }
 
 /* Pushes an actor value taking over the caller's reference to a. */
-static void push_actor(lua_State *L, sw_sec_actor *a)
+void identity_push_actor(lua_State *L, sw_sec_actor *a)
 {
     actor_ud *u = lua_newuserdata(L, sizeof *u);
     u->a = NULL;
-    sw_api_push_metatable(L, &actor_mt_key, actor_mt_init);
+    sw_api_push_metatable(L, &identity_actor_mt_key, actor_mt_init);
     lua_setmetatable(L, -2);
     u->a = a;
 }
@@ -275,15 +255,15 @@ static void push_actor(lua_State *L, sw_sec_actor *a)
 static int l_new_actor(lua_State *L)
 {
     size_t len;
-    const char *id = check_id(L, 1, &len);
+    const char *id = identity_check_id(L, 1, &len);
     int t = lua_type(L, 2);
     if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TTABLE) luaL_typerror(L, 2, "table or nil");
     const char *policy;
     if (!sw_api_may_mint(L, "security.impersonate", id, &policy)) return 2;
     const char *err = NULL;
-    sw_sec_actor *a = make_actor(L, id, len, 2, &err);
+    sw_sec_actor *a = identity_make_actor(L, id, len, 2, &err);
     if (!a) return luaL_argerror(L, 2, lua_pushfstring(L, "meta: %s", err));
-    push_actor(L, a);
+    identity_push_actor(L, a);
     sw_api_audit(L, "identity minted", "security.impersonate", id, policy, NULL, NULL);
     return 1;
 }
@@ -292,19 +272,19 @@ static int l_new_actor(lua_State *L)
 
 static void scope_mt_init(lua_State *L);
 
-static void push_scope(lua_State *L, sw_sec_scope *s)
+void identity_push_scope(lua_State *L, sw_sec_scope *s)
 {
     scope_ud *u = lua_newuserdata(L, sizeof *u);
     u->s = NULL;
-    sw_api_push_metatable(L, &scope_mt_key, scope_mt_init);
+    sw_api_push_metatable(L, &identity_scope_mt_key, scope_mt_init);
     lua_setmetatable(L, -2);
     u->s = s;
 }
 
 sw_sec_scope *sw_api_to_scope(lua_State *L, int idx)
 {
-    if (!is_udata(L, idx, &scope_mt_key)) return NULL;
-    scope_ud *u = lua_touserdata(L, idx);
+    scope_ud *u = sw_api_toudata(L, idx, &identity_scope_mt_key);
+    if (!u) return NULL;
     sw_runtime *rt = sw_proc_of(L)->rt;
     if (atomic_load_explicit(&rt->security, memory_order_acquire) == u->s->set) return u->s;
     /* After a reload: the same ids under the current set (kept, so this happens once). */
@@ -316,7 +296,7 @@ sw_sec_scope *sw_api_to_scope(lua_State *L, int idx)
     return fresh;
 }
 
-static sw_sec_scope *check_scope(lua_State *L, int idx)
+sw_sec_scope *identity_check_scope(lua_State *L, int idx)
 {
     sw_sec_scope *s = sw_api_to_scope(L, idx);
     if (!s) luaL_typerror(L, idx, "scope");
@@ -325,7 +305,7 @@ static sw_sec_scope *check_scope(lua_State *L, int idx)
 
 static int scope_policies(lua_State *L)
 {
-    sw_sec_scope *s = check_scope(L, 1);
+    sw_sec_scope *s = identity_check_scope(L, 1);
     lua_createtable(L, (int)s->n, 0);
     for (size_t i = 0; i < s->n; i++) {
         lua_pushstring(L, s->ids[i]);
@@ -336,7 +316,7 @@ static int scope_policies(lua_State *L)
 
 static int scope_tostring(lua_State *L)
 {
-    sw_sec_scope *s = check_scope(L, 1);
+    sw_sec_scope *s = identity_check_scope(L, 1);
     if (s->group) lua_pushfstring(L, "scope: group %s", s->group);
     else lua_pushfstring(L, "scope: %d policies", (int)s->n);
     return 1;
@@ -354,7 +334,7 @@ static void scope_mt_init(lua_State *L)
 {
     static const luaL_Reg m[] = {
         {"evaluate", sw_api_scope_evaluate}, {"policies", scope_policies}, {NULL, NULL}};
-    methods_mt(L, m, scope_gc, scope_tostring);
+    identity_methods_mt(L, m, scope_gc, scope_tostring);
 }
 
 /* The caller may hand out each policy (security.scope on its id), or the group of a named
@@ -384,14 +364,17 @@ static void joined_ids(const char *const *ids, size_t n, char *buf, size_t size)
 }
 
 /* What the audit names a scope by: its group, else its policy ids. */
-static const char *scope_list(const sw_sec_scope *s, char *buf, size_t size)
+const char *identity_scope_list(const sw_sec_scope *s, char *buf, size_t size)
 {
     if (s->group) snprintf(buf, size, "%s", s->group);
     else joined_ids(s->ids, s->n, buf, size);
     return buf;
 }
 
-static sw_security_set *current_set(lua_State *L) { return sw_runtime_security(sw_proc_of(L)->rt); }
+sw_security_set *identity_current_set(lua_State *L)
+{
+    return sw_runtime_security(sw_proc_of(L)->rt);
+}
 
 /* security.new_scope({ids}) */
 static int l_new_scope(lua_State *L)
@@ -408,8 +391,8 @@ static int l_new_scope(lua_State *L)
             return luaL_argerror(L, 1, "policy ids must be strings");
         char buf[ID_MAX + 64];
         size_t len;
-        const char *id = check_id(L, lua_gettop(L), &len);
-        lua_pushstring(L, qualify(L, id, buf, sizeof buf));
+        const char *id = identity_check_id(L, lua_gettop(L), &len);
+        lua_pushstring(L, identity_qualify(L, id, buf, sizeof buf));
         ids[i] = lua_tostring(L, -1);
         lua_rawseti(L, anchor, (int)i + 1);
         lua_pop(L, 1);
@@ -417,11 +400,11 @@ static int l_new_scope(lua_State *L)
     char deciders[512], resource[512];
     if (!may_grant(L, ids, n, NULL, deciders, sizeof deciders)) return 2;
     char err[ID_MAX + 32];
-    sw_security_set *set = current_set(L);
+    sw_security_set *set = identity_current_set(L);
     sw_sec_scope *s = sw_sec_scope_new(set, ids, n, err, sizeof err);
     sw_security_release(set);
     if (!s) return sw_api_fail(L, err);
-    push_scope(L, s);
+    identity_push_scope(L, s);
     joined_ids(ids, n, resource, sizeof resource);
     sw_api_audit(L, "identity minted", "security.scope", resource, deciders, NULL, NULL);
     return 1;
@@ -432,118 +415,16 @@ static int l_named_scope(lua_State *L)
 {
     size_t len;
     char buf[ID_MAX + 64];
-    const char *group = qualify(L, check_id(L, 1, &len), buf, sizeof buf);
+    const char *group = identity_qualify(L, identity_check_id(L, 1, &len), buf, sizeof buf);
     const char *policy;
     if (!sw_api_may_mint(L, "security.scope", group, &policy)) return 2;
     char err[ID_MAX + 64];
-    sw_security_set *set = current_set(L);
+    sw_security_set *set = identity_current_set(L);
     sw_sec_scope *s = sw_sec_scope_group(set, group, err, sizeof err);
     sw_security_release(set);
     if (!s) return sw_api_fail(L, err);
-    push_scope(L, s);
+    identity_push_scope(L, s);
     sw_api_audit(L, "identity minted", "security.scope", group, policy, NULL, NULL);
-    return 1;
-}
-
-/* ---- token stores ---- */
-
-static store_ud *check_store(lua_State *L)
-{
-    return sw_api_checkudata(L, 1, &store_mt_key, "token store");
-}
-
-static int store_gc(lua_State *L)
-{
-    (void)L; /* the store is the host's: it outlives every process */
-    return 0;
-}
-
-/* ts:create(actor, scope, {ttl = duration}?) -> token */
-static int ts_create(lua_State *L)
-{
-    store_ud *u = check_store(L);
-    sw_sec_actor *a = check_actor(L, 2);
-    sw_sec_scope *s = check_scope(L, 3);
-    int64_t ttl = 0;
-    if (lua_type(L, 4) == LUA_TTABLE) {
-        lua_getfield(L, 4, "ttl");
-        if (!lua_isnil(L, -1) && (ttl = sw_api_to_duration(L, -1)) <= 0)
-            return luaL_argerror(L, 4,
-                                 "ttl must be a positive duration (\"30s\", \"1h\" or seconds)");
-        lua_pop(L, 1);
-    } else if (!lua_isnoneornil(L, 4)) {
-        return luaL_typerror(L, 4, "table or nil");
-    }
-    const char *policy;
-    if (!sw_api_may_mint(L, "security.token.create", u->id, &policy)) return 2;
-    sw_sec_identity *id = sw_sec_identity_new(a, s);
-    char token[SW_TOKEN_LEN + 1], err[64], names[512];
-    int rc = sw_token_create(u->ts, id, ttl, token, err, sizeof err);
-    sw_sec_identity_release(id);
-    if (rc != 0) return sw_api_fail(L, err);
-    lua_pushstring(L, token);
-    sw_api_audit(L, "identity minted", "security.token.create", u->id, policy, a->id,
-                 scope_list(s, names, sizeof names));
-    return 1;
-}
-
-static const char *check_token(lua_State *L, int idx, size_t *len)
-{
-    if (lua_type(L, idx) != LUA_TSTRING) luaL_typerror(L, idx, "string");
-    return lua_tolstring(L, idx, len);
-}
-
-/* ts:validate(token) -> actor, scope | nil, "invalid token" */
-static int ts_validate(lua_State *L)
-{
-    store_ud *u = check_store(L);
-    size_t len;
-    const char *token = check_token(L, 2, &len);
-    if (!sw_api_may_mint(L, "security.token.validate", u->id, NULL)) return 2;
-    sw_sec_identity *id = sw_token_validate(u->ts, token, len);
-    if (!id) return sw_api_fail(L, "invalid token");
-    lua_checkstack(L, 4);
-    push_actor(L, sw_sec_actor_retain(id->actor));
-    push_scope(L, sw_sec_scope_retain(id->scope));
-    sw_sec_identity_release(id);
-    return 2;
-}
-
-/* ts:revoke(token) -> true (it was live) | false */
-static int ts_revoke(lua_State *L)
-{
-    store_ud *u = check_store(L);
-    size_t len;
-    const char *token = check_token(L, 2, &len);
-    if (!sw_api_may_mint(L, "security.token.revoke", u->id, NULL)) return 2;
-    lua_pushboolean(L, sw_token_revoke(u->ts, token, len));
-    return 1;
-}
-
-static void store_mt_init(lua_State *L)
-{
-    static const luaL_Reg m[] = {
-        {"create", ts_create}, {"validate", ts_validate}, {"revoke", ts_revoke}, {NULL, NULL}};
-    methods_mt(L, m, store_gc, NULL);
-}
-
-/* security.token_store(id) -> store | nil, "no security.token_store ID" */
-static int l_token_store(lua_State *L)
-{
-    sw_proc *p = sw_proc_of(L);
-    size_t len;
-    char buf[ID_MAX + 64];
-    const char *id = qualify(L, check_id(L, 1, &len), buf, sizeof buf);
-    const sw_entry *e = sw_registry_get(p->ctx.registry, id);
-    if (!e || e->kind != SW_KIND_TOKEN_STORE || strlen(id) >= ID_MAX)
-        return lua_pushnil(L), lua_pushfstring(L, "no security.token_store %s", id), 2;
-    sw_token_store *ts = p->rt->tokens ? sw_token_store_of(p->rt->tokens, e) : NULL;
-    if (!ts) return sw_api_fail(L, "out of memory");
-    store_ud *u = lua_newuserdata(L, sizeof *u);
-    u->ts = ts;
-    snprintf(u->id, sizeof u->id, "%s", id);
-    sw_api_push_metatable(L, &store_mt_key, store_mt_init);
-    lua_setmetatable(L, -2);
     return 1;
 }
 
@@ -591,7 +472,7 @@ static void ctx_mt_init(lua_State *L)
                                  {"spawn_linked_monitored", c_spawn_linked_monitored},
                                  {"call", c_call},
                                  {NULL, NULL}};
-    methods_mt(L, m, ctx_gc, NULL);
+    identity_methods_mt(L, m, ctx_gc, NULL);
 }
 
 /* process.with_context{actor = a, scope = s}: the caller may impersonate a and hand out
@@ -617,7 +498,7 @@ int sw_api_with_context(lua_State *L)
     u->id = sw_sec_identity_new(a, s);
     join(deciders, sizeof deciders, policy);
     sw_api_audit(L, "identity minted", "process.with_context", a->id, deciders, NULL,
-                 scope_list(s, names, sizeof names));
+                 identity_scope_list(s, names, sizeof names));
     return 1;
 }
 
@@ -626,145 +507,7 @@ void sw_api_identity_register(lua_State *L)
     static const luaL_Reg fns[] = {{"new_actor", l_new_actor},
                                    {"new_scope", l_new_scope},
                                    {"named_scope", l_named_scope},
-                                   {"token_store", l_token_store},
+                                   {"token_store", identity_token_store},
                                    {NULL, NULL}};
     luaL_register(L, NULL, fns);
 }
-
-/* ---- the message codec's host values ---- */
-
-enum { EXT_ACTOR = 1, EXT_SCOPE = 2 };
-
-static int put(sw_msgbuf *b, const void *data, size_t n)
-{
-    if (b->cap - b->len < n) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap - b->len < n) cap *= 2;
-        unsigned char *p = realloc(b->data, cap);
-        if (!p) return -1;
-        b->data = p;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->data + b->len, data, n);
-    b->len += n;
-    return 0;
-}
-
-static int put_str(sw_msgbuf *b, const char *s, size_t n)
-{
-    unsigned char v[10];
-    size_t k = 0;
-    for (uint64_t x = n; k == 0 || x; x >>= 7)
-        v[k++] = (unsigned char)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
-    return put(b, v, k) || put(b, s, n) ? -1 : 0;
-}
-
-static bool get_str(const unsigned char **p, const unsigned char *end, const char **s, size_t *n)
-{
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-        if (*p == end || shift > 63) return false;
-        unsigned c = *(*p)++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) break;
-    }
-    if (v > (uint64_t)(end - *p)) return false;
-    *s = (const char *)*p;
-    *n = (size_t)v;
-    *p += v;
-    return true;
-}
-
-/* An actor: its id, then its meta as a message of one table (nothing when it has none). */
-static int encode_actor(lua_State *L, const sw_sec_actor *a, sw_msgbuf *out, char *err,
-                        size_t errlen)
-{
-    if (put_str(out, a->id, a->id_len))
-        return snprintf(err, errlen, "cannot send: out of memory"), -1;
-    if (!a->meta) return EXT_ACTOR;
-    sw_push_node(L, a->meta);
-    sw_msgbuf meta;
-    sw_msgbuf_init(&meta);
-    int rc = sw_msg_encode(L, -1, 1, SIZE_MAX, &meta, err, errlen);
-    lua_pop(L, 1);
-    if (rc == 0 && put(out, meta.data, meta.len)) rc = -1;
-    sw_msgbuf_free(&meta);
-    return rc == 0 ? EXT_ACTOR : -1;
-}
-
-/* A scope: its policy count and ids, then its group ("" for none). */
-static int encode_scope(const sw_sec_scope *s, sw_msgbuf *out)
-{
-    char n[16];
-    int len = snprintf(n, sizeof n, "%zu", s->n);
-    int rc = put_str(out, n, (size_t)len);
-    for (size_t i = 0; i < s->n && rc == 0; i++) rc = put_str(out, s->ids[i], strlen(s->ids[i]));
-    if (rc == 0) rc = put_str(out, s->group ? s->group : "", s->group ? strlen(s->group) : 0);
-    return rc == 0 ? EXT_SCOPE : -1;
-}
-
-static int ext_encode(lua_State *L, int idx, sw_msgbuf *out, char *err, size_t errlen)
-{
-    if (is_udata(L, idx, &actor_mt_key))
-        return encode_actor(L, ((actor_ud *)lua_touserdata(L, idx))->a, out, err, errlen);
-    if (is_udata(L, idx, &scope_mt_key)) {
-        int rc = encode_scope(((scope_ud *)lua_touserdata(L, idx))->s, out);
-        if (rc < 0) snprintf(err, errlen, "cannot send: out of memory");
-        return rc;
-    }
-    return 0;
-}
-
-static int decode_actor(lua_State *L, const unsigned char *p, const unsigned char *end)
-{
-    const char *id, *err = NULL;
-    size_t len;
-    if (!get_str(&p, end, &id, &len) || len == 0 || len >= ID_MAX || memchr(id, 0, len)) return -1;
-    int top = lua_gettop(L);
-    if (p != end && (sw_msg_decode(L, p, (size_t)(end - p)) != 1 || !lua_istable(L, -1))) {
-        lua_settop(L, top);
-        return -1;
-    }
-    sw_sec_actor *a = make_actor(L, id, len, top + 1, &err); /* the meta table, or none */
-    lua_settop(L, top);
-    if (!a) return -1;
-    push_actor(L, a);
-    return 0;
-}
-
-static int decode_scope(lua_State *L, const unsigned char *p, const unsigned char *end)
-{
-    const char *s;
-    size_t len;
-    char count[16];
-    if (!get_str(&p, end, &s, &len) || len == 0 || len >= sizeof count) return -1;
-    memcpy(count, s, len);
-    count[len] = '\0';
-    long n = strtol(count, NULL, 10);
-    if (n < 0 || n > SCOPE_MAX || !lua_checkstack(L, (int)n + 2)) return -1;
-    const char *ids[SCOPE_MAX + 1];
-    int top = lua_gettop(L);
-    for (long i = 0; i <= n; i++) { /* the ids, then the group */
-        if (!get_str(&p, end, &s, &len) || memchr(s, 0, len)) return lua_settop(L, top), -1;
-        lua_pushlstring(L, s, len);
-        ids[i] = lua_tostring(L, -1);
-    }
-    if (p != end) return lua_settop(L, top), -1;
-    sw_security_set *set = current_set(L);
-    sw_sec_scope *sc = sw_sec_scope_rebuild(set, ids, (size_t)n, ids[n][0] ? ids[n] : NULL);
-    sw_security_release(set);
-    lua_settop(L, top);
-    push_scope(L, sc);
-    return 0;
-}
-
-static int ext_decode(lua_State *L, int kind, const unsigned char *p, size_t len)
-{
-    switch (kind) {
-    case EXT_ACTOR: return decode_actor(L, p, p + len);
-    case EXT_SCOPE: return decode_scope(L, p, p + len);
-    default: return -1;
-    }
-}
-
-const sw_msg_ext sw_api_identity_ext = {ext_encode, ext_decode};

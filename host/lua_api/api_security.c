@@ -4,7 +4,8 @@
  *   security.check(action, resource, meta?) -> "allow" | "deny" | "undefined"
  *   security.actor()                        -> nil | object with :id() and :meta() (a copy)
  *   security.can(action, resource, meta, {actor =, scope =}) -> as another identity would
- * and the identity functions of api_identity.c (new_actor, new_scope, named_scope, token_store).
+ * and the identity functions of api_identity.c (new_actor, new_scope, named_scope) and
+ * api_token_store.c (token_store).
  * action and resource must be strings (no coercion, no embedded NUL), meta nil or a table;
  * anything else raises "bad argument". meta is read in place, never copied.
  *

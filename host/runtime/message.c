@@ -157,17 +157,6 @@ static inline int wrote(enc *e, size_t n)
     return e->b->len > e->limit ? too_large(e) : 0;
 }
 
-static inline size_t varint(unsigned char *out, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        out[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    out[n++] = (unsigned char)v;
-    return n;
-}
-
 static int enc_byte(enc *e, unsigned char c)
 {
     if (room(e, 1)) return -1;
@@ -187,7 +176,7 @@ static int enc_number(enc *e, double d)
                 return wrote(e, 1);
             }
             p[0] = T_INT;
-            return wrote(e, 1 + varint(p + 1, ((uint64_t)i << 1) ^ (0 - (uint64_t)(i < 0))));
+            return wrote(e, 1 + sw_msg_varint(p + 1, ((uint64_t)i << 1) ^ (0 - (uint64_t)(i < 0))));
         }
     }
     p[0] = T_DOUBLE;
@@ -206,7 +195,7 @@ static int enc_string(enc *e, const char *s, size_t n)
         p[0] = (unsigned char)(T_SHORTSTR + n);
     } else {
         p[0] = T_STR;
-        h += varint(p + 1, n);
+        h += sw_msg_varint(p + 1, n);
     }
     memcpy(p + h, s, n);
     return wrote(e, h + n);
@@ -275,7 +264,7 @@ static int enc_ext(enc *e, int idx)
         unsigned char *p = e->b->data + e->b->len;
         p[0] = T_EXT;
         p[1] = (unsigned char)kind;
-        size_t h = 2 + varint(p + 2, bytes.len);
+        size_t h = 2 + sw_msg_varint(p + 2, bytes.len);
         if (bytes.len) memcpy(p + h, bytes.data, bytes.len);
         rc = wrote(e, h + bytes.len);
     }
@@ -323,7 +312,7 @@ int sw_msg_encode(lua_State *L, int first, int n, size_t limit, sw_msgbuf *out, 
     int rc = room(&e, 11);
     if (rc == 0) {
         out->data[0] = MSG_VERSION;
-        rc = wrote(&e, 1 + varint(out->data + 1, (uint64_t)n));
+        rc = wrote(&e, 1 + sw_msg_varint(out->data + 1, (uint64_t)n));
     }
     for (e.which = 0; rc == 0 && e.which < n; e.which++)
         rc = enc_value(&e, first + e.which, lua_type(L, first + e.which));

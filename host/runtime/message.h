@@ -6,6 +6,7 @@
 #define SW_MESSAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <lua.h>
 
 #include "yaml_tree.h"
@@ -20,6 +21,19 @@ typedef struct sw_msgbuf {
     unsigned char *data;
     size_t len, cap;
 } sw_msgbuf;
+
+/* Writes v as a varint (7 bits a byte, low first; the high bit: more follow) at out, which
+ * has room for 10 bytes; returns how many it wrote (1..10). The codec's lengths and counts. */
+static inline size_t sw_msg_varint(unsigned char *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (unsigned char)v;
+    return n;
+}
 
 /* Sets *b to empty. Cannot fail. */
 void sw_msgbuf_init(sw_msgbuf *b);
