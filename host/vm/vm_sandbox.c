@@ -560,7 +560,8 @@ static int lazy_newindex(lua_State *L)
  * metatable): ("x"):upper() opens them and indexes again. */
 static int lazy_string_index(lua_State *L)
 {
-    need_builtins(L);
+    if (sw_vm_of(L)->opened & BUILTINS_OPENED) return 0; /* opening failed half way (memory) */
+    open_builtins(L);
     lua_settop(L, 2);
     lua_gettable(L, 1);
     return 1;

@@ -458,6 +458,12 @@ static void lazy_builtins(void **state)
                    "2|function|function");
     assert_results("return rawget(_G, 'coroutine'), rawget(_G, 'newproxy'), _VERSION", NULL,
                    "nil|nil|Lua 5.1");
+    /* out of memory while opening them: the process fails, whatever catches the error */
+    sw_vm_limits tight = {16 * 1024, SW_VM_REDUCTIONS_DEFAULT, 0};
+    assert_fails_with("pcall(function() return ('x'):upper() end) return ('y'):upper()", &tight,
+                      "memory limit exceeded");
+    assert_fails_with("pcall(function() return type end) return type(1)", &tight,
+                      "memory limit exceeded");
 }
 
 /* ---- preemption and coroutines ---------------------------------------------------------- */
