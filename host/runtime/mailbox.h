@@ -80,6 +80,8 @@ typedef struct sw_mailbox_out {
     size_t head, n, cap;
     size_t bytes;            /* deliveries handled since the last settlement */
     size_t held, held_taken; /* payload kept by large message objects; taken from the budget */
+    int msg_mt_ref[2]; /* registry refs of the small and large messages' metatables; 0: none yet */
+    uint64_t from_cached; /* the sender whose pid string msg:from() keeps (0: none) */
 } sw_mailbox_out;
 
 /* What sw_proc_send returns. */
@@ -121,8 +123,8 @@ void sw_mailbox_close(sw_proc *p);
  * is closed. Thread: the one freeing p's state. */
 void sw_mailbox_out_free(sw_proc *p);
 
-/* Pushes a message object that takes ownership of d (freed when collected): msg:topic(),
- * msg:from(), msg:data(), msg:payload(). */
-void sw_message_push(lua_State *L, sw_delivery *d);
+/* Pushes a message object of p (L is p's state) that takes ownership of d (freed when
+ * collected): msg:topic(), msg:from(), msg:data(), msg:payload(). */
+void sw_message_push(sw_proc *p, lua_State *L, sw_delivery *d);
 
 #endif
