@@ -581,7 +581,7 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
     return false;
 }
 
-int sw_mailbox_dispatch(lua_State *L)
+static int dispatch(lua_State *L)
 {
     sw_proc *p = lua_touserdata(L, 1);
     while (p->pending) {
@@ -592,4 +592,25 @@ int sw_mailbox_dispatch(lua_State *L)
         free(d);
     }
     return 0;
+}
+
+/* The first time: makes the function that later slices call, then dispatches. */
+static int dispatch_first(lua_State *L)
+{
+    sw_proc *p = lua_touserdata(L, 1);
+    lua_pushcfunction(L, dispatch);
+    p->mailbox_out.dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return dispatch(L);
+}
+
+/* lua_cpcall makes a new C function object on every call: garbage in every slice. The function
+ * is made once instead and called with lua_pcall, which allocates nothing. */
+int sw_mailbox_handle(sw_proc *p)
+{
+    if (!p->pending) return 0;
+    lua_State *L = sw_vm_lua(p->vm);
+    if (!p->mailbox_out.dispatch_ref) return lua_cpcall(L, dispatch_first, p);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->mailbox_out.dispatch_ref);
+    lua_pushlightuserdata(L, p);
+    return lua_pcall(L, 1, 0, 0);
 }
