@@ -282,10 +282,26 @@ void sw_chan_push_new(lua_State *L, long capacity)
     lua_setmetatable(L, -2);
 }
 
+/* The value on top of L (popped) goes to the task behind r, a plain receive, with true: moved,
+ * not copied (the host's offers, e.g. every message to a process blocked in inbox:receive()). */
+static void hand_over(lua_State *L, wait_node *r)
+{
+    waitset *s = r->set;
+    set_unlink(s);
+    lua_pushboolean(L, 1);
+    sw_task_wake(s->task, L, 2);
+    set_free(s);
+}
+
 bool sw_chan_offer(lua_State *L, int idx)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
     sw_chan *c = to_chan(L, idx);
+    wait_node *r = c->recvq.head;
+    if (!c->closed && r && !r->set->select) {
+        hand_over(L, r);
+        return true;
+    }
     bool ok = !c->closed && try_send(L, idx, c, lua_gettop(L));
     lua_pop(L, 1);
     return ok;
