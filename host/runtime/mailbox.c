@@ -534,24 +534,21 @@ static bool on_call_exit(lua_State *L, const sw_delivery *d)
 }
 
 /* A message becomes a message object in the inbox, counted until the process takes it. */
-static void on_message(sw_proc *p, lua_State *L, sw_delivery *d)
+/* The inbox is at stack index inbox (pushed once for all the messages of a dispatch). */
+static void on_message(sw_proc *p, lua_State *L, sw_delivery *d, int inbox)
 {
     size_t size = dlv_size(d);
-    sw_proc_push_inbox(p, L);
-    if (!p->mailbox_out.inbox)
-        p->mailbox_out.inbox = lua_touserdata(L, -1); /* anchored for p's life */
     out_push(&p->mailbox_out, size);
     if (!msg_small(d)) held_add(p, size);
     sw_message_push(p, L, d);
-    sw_chan_offer(L, -2);
-    lua_pop(L, 1);
+    sw_chan_offer(L, inbox);
 }
 
-/* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
-static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
+/* Handles one delivery other than a message. */
+static void handle(sw_proc *p, lua_State *L, const sw_delivery *d)
 {
     switch (d->type) {
-    case SW_DLV_MESSAGE: on_message(p, L, d); return true;
+    case SW_DLV_MESSAGE: break; /* dispatch's */
     case SW_DLV_TIMER: on_timer(p, L, d); break;
     case SW_DLV_EXIT:
         if (on_call_exit(L, d)) break;
@@ -578,16 +575,25 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
     case SW_DLV_FS: sw_fs_dispatch(p, L, d); break;
     case SW_DLV_EXEC: sw_exec_dispatch(p, L, d); break;
     }
-    return false;
 }
 
 static int dispatch(lua_State *L)
 {
     sw_proc *p = lua_touserdata(L, 1);
+    int inbox = 0; /* its stack index, once a message came */
     while (p->pending) {
         sw_delivery *d = p->pending;
         p->pending = d->next;
-        if (handle(p, L, d)) continue;
+        if (d->type == SW_DLV_MESSAGE) { /* a message object now owned by Lua */
+            if (!inbox) {
+                sw_proc_push_inbox(p, L);
+                inbox = lua_gettop(L);
+                p->mailbox_out.inbox = lua_touserdata(L, inbox); /* anchored for p's life */
+            }
+            on_message(p, L, d, inbox);
+            continue;
+        }
+        handle(p, L, d);
         p->mailbox_out.bytes += dlv_size(d); /* handled: no longer held */
         free(d);
     }
