@@ -5,6 +5,7 @@
 #include "channel.h"
 
 #include <lauxlib.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,23 +136,39 @@ static sw_chan *to_chan(lua_State *L, int idx) { return lua_touserdata(L, idx); 
 
 static void env_push(lua_State *L, int idx) { lua_getfenv(L, idx); }
 
+/* Buffer keys are whole numbers kept as doubles (a channel's count of values never wraps);
+ * below INT_MAX, which is nearly always (the keys restart at 1 whenever the buffer empties),
+ * the integer calls reach the table's array part without a number on the stack. */
+static bool int_key(double k) { return k <= (double)INT_MAX; }
+
 static void env_seti(lua_State *L, int idx, double k) /* env[k] = top (popped) */
 {
     env_push(L, idx);
-    lua_pushnumber(L, k);
-    lua_pushvalue(L, -3);
-    lua_rawset(L, -3);
+    lua_pushvalue(L, -2);
+    if (int_key(k)) {
+        lua_rawseti(L, -2, (int)k);
+    } else {
+        lua_pushnumber(L, k);
+        lua_insert(L, -2);
+        lua_rawset(L, -3);
+    }
     lua_pop(L, 2);
 }
 
 static void env_takei(lua_State *L, int idx, double k) /* push env[k]; env[k] = nil */
 {
     env_push(L, idx);
-    lua_pushnumber(L, k);
-    lua_rawget(L, -2);
-    lua_pushnumber(L, k);
-    lua_pushnil(L);
-    lua_rawset(L, -4);
+    if (int_key(k)) {
+        lua_rawgeti(L, -1, (int)k);
+        lua_pushnil(L);
+        lua_rawseti(L, -3, (int)k);
+    } else {
+        lua_pushnumber(L, k);
+        lua_rawget(L, -2);
+        lua_pushnumber(L, k);
+        lua_pushnil(L);
+        lua_rawset(L, -4);
+    }
     lua_remove(L, -2);
 }
 
@@ -244,6 +261,7 @@ static bool try_receive(lua_State *L, int chan_idx, sw_chan *c)
             env_seti(L, chan_idx, ++c->tail);
             wake_node(L, chan_idx, s, 0, true);
         }
+        if (c->tail == c->head) c->head = c->tail = 0; /* empty: keys restart at 1 */
         return true;
     }
     wait_node *s = c->sendq.head;
@@ -264,10 +282,26 @@ void sw_chan_push_new(lua_State *L, long capacity)
     lua_setmetatable(L, -2);
 }
 
+/* The value on top of L (popped) goes to the task behind r, a plain receive, with true: moved,
+ * not copied (the host's offers, e.g. every message to a process blocked in inbox:receive()). */
+static void hand_over(lua_State *L, wait_node *r)
+{
+    waitset *s = r->set;
+    set_unlink(s);
+    lua_pushboolean(L, 1);
+    sw_task_wake(s->task, L, 2);
+    set_free(s);
+}
+
 bool sw_chan_offer(lua_State *L, int idx)
 {
     idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
     sw_chan *c = to_chan(L, idx);
+    wait_node *r = c->recvq.head;
+    if (!c->closed && r && !r->set->select) {
+        hand_over(L, r);
+        return true;
+    }
     bool ok = !c->closed && try_send(L, idx, c, lua_gettop(L));
     lua_pop(L, 1);
     return ok;

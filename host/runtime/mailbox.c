@@ -268,21 +268,35 @@ bool sw_mailbox_park(sw_proc *p, bool ready)
  * finalizer, and objects with finalizers cost the collector a separate pass each. A large one
  * keeps the delivery and frees it in __gc, so its bytes stay outside the process's memory
  * limit until data() decodes them. Both kinds share the methods; each method has the two
- * metatables as upvalues, which makes checking its argument two pointer comparisons. */
+ * metatables as upvalues, which makes checking its argument two pointer comparisons.
+ * The metatables are made once per process and found again by registry refs kept in its
+ * mailbox_out (an integer key, not a hash lookup per message). topic() and from() keep the
+ * last string they returned as their third upvalue: a process mostly hears the same topics
+ * from the same peers, so most calls push that string again instead of interning a new one. */
 
 #define MSG_INLINE_MAX 512 /* topic + payload bytes copied into the object */
 
 typedef struct msg_obj {
     sw_delivery *owned; /* large: the delivery, freed by __gc; small: NULL */
     uint64_t from;
-    const char *topic;
-    const unsigned char *payload;
-    size_t len;
+    uint16_t len;   /* small: the payload's length (large: owned->len) */
+    uint16_t tlen;  /* small: the topic's length without its NUL (large: strlen(owned->topic)) */
+    bool has_topic; /* small: the topic is at bytes; large: at owned->topic */
     unsigned char bytes[]; /* small: topic (NUL-terminated), then payload */
-} msg_obj;
+} msg_obj;                 /* kept small: every message is garbage for the collector to sweep */
 
-static const char msg_mt_key = 0;       /* small messages' metatable (registry key) */
-static const char msg_owned_mt_key = 0; /* large ones', with __gc */
+_Static_assert(MSG_INLINE_MAX <= UINT16_MAX, "a small message's lengths fit msg_obj's fields");
+
+/* The payload of m and its length. */
+static const unsigned char *msg_payload_of(const msg_obj *m, size_t *len)
+{
+    if (m->owned) {
+        *len = m->owned->len;
+        return m->owned->payload;
+    }
+    *len = m->len;
+    return m->bytes + (m->has_topic ? m->tlen + 1 : 0);
+}
 
 static msg_obj *check_msg(lua_State *L)
 {
@@ -297,17 +311,51 @@ static msg_obj *check_msg(lua_State *L)
     return NULL;
 }
 
+static const char *msg_topic_of(const msg_obj *m)
+{
+    if (!m->has_topic) return NULL;
+    return m->owned ? m->owned->topic : (const char *)m->bytes;
+}
+
+/* Pushes the string s[0..n) from the cache in upvalue 3 when it holds it, else a new one that
+ * then replaces the cache. */
+static void push_cached(lua_State *L, const char *s, size_t n)
+{
+    size_t cn;
+    const char *c = lua_tolstring(L, lua_upvalueindex(3), &cn); /* nil or a string */
+    if (c && cn == n && memcmp(c, s, n) == 0) {
+        lua_pushvalue(L, lua_upvalueindex(3));
+        return;
+    }
+    lua_pushlstring(L, s, n);
+    lua_pushvalue(L, -1);
+    lua_replace(L, lua_upvalueindex(3));
+}
+
 static int msg_topic(lua_State *L)
 {
-    lua_pushstring(L, check_msg(L)->topic);
+    msg_obj *m = check_msg(L);
+    const char *topic = msg_topic_of(m);
+    if (topic) push_cached(L, topic, m->owned ? strlen(topic) : m->tlen);
+    else lua_pushnil(L);
     return 1;
 }
 
+/* The cache holds the pid string of mailbox_out.from_cached: compared by id, not formatted. */
 static int msg_from(lua_State *L)
 {
+    msg_obj *m = check_msg(L);
+    sw_mailbox_out *o = &sw_proc_of(L)->mailbox_out;
+    if (o->from_cached == m->from && !lua_isnil(L, lua_upvalueindex(3))) {
+        lua_pushvalue(L, lua_upvalueindex(3));
+        return 1;
+    }
     char pid[32];
-    sw_pid_format(check_msg(L)->from, pid, sizeof pid);
+    sw_pid_format(m->from, pid, sizeof pid);
     lua_pushstring(L, pid);
+    lua_pushvalue(L, -1);
+    lua_replace(L, lua_upvalueindex(3));
+    o->from_cached = m->from;
     return 1;
 }
 
@@ -320,8 +368,9 @@ static int msg_payload(lua_State *L)
 
 static int msg_data(lua_State *L)
 {
-    msg_obj *m = check_msg(L);
-    int n = sw_msg_decode(L, m->payload, m->len);
+    size_t len;
+    const unsigned char *payload = msg_payload_of(check_msg(L), &len);
+    int n = sw_msg_decode(L, payload, len);
     if (n < 0) return luaL_error(L, "corrupt message");
     return n;
 }
@@ -335,29 +384,22 @@ static int msg_gc(lua_State *L)
     return 0;
 }
 
-static void push_key(lua_State *L, const char *key) { lua_pushlightuserdata(L, (void *)key); }
-
-/* Pushes the small and the large messages' metatables, made on first use. */
-static void push_msg_metatables(lua_State *L)
+/* Makes the small and the large messages' metatables and keeps them in o's refs. */
+static void make_msg_metatables(lua_State *L, sw_mailbox_out *o)
 {
     static const luaL_Reg methods[] = {{"topic", msg_topic},
                                        {"from", msg_from},
                                        {"payload", msg_payload},
                                        {"data", msg_data},
                                        {NULL, NULL}};
-    push_key(L, &msg_mt_key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    push_key(L, &msg_owned_mt_key);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    if (!lua_isnil(L, -1)) return;
-    lua_pop(L, 2);
     lua_createtable(L, 0, 2);
     lua_createtable(L, 0, 3);
     lua_createtable(L, 0, 4); /* the methods */
     for (const luaL_Reg *r = methods; r->name; r++) {
         lua_pushvalue(L, -3);
         lua_pushvalue(L, -3);
-        lua_pushcclosure(L, r->func, 2);
+        lua_pushnil(L); /* the cache of topic() and from() */
+        lua_pushcclosure(L, r->func, 3);
         lua_setfield(L, -2, r->name);
     }
     lua_pushvalue(L, -1);
@@ -369,12 +411,8 @@ static void push_msg_metatables(lua_State *L)
         lua_pushliteral(L, "message");
         lua_setfield(L, i - 1, "__metatable");
     }
-    push_key(L, &msg_mt_key);
-    lua_pushvalue(L, -3);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-    push_key(L, &msg_owned_mt_key);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    o->msg_mt_ref[1] = luaL_ref(L, LUA_REGISTRYINDEX);
+    o->msg_mt_ref[0] = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
 static bool msg_small(const sw_delivery *d)
@@ -382,26 +420,26 @@ static bool msg_small(const sw_delivery *d)
     return (size_t)(d->payload - d->data) + d->len <= MSG_INLINE_MAX;
 }
 
-void sw_message_push(lua_State *L, sw_delivery *d)
+void sw_message_push(sw_proc *p, lua_State *L, sw_delivery *d)
 {
-    size_t tlen = d->topic ? strlen(d->topic) + 1 : 0;
+    sw_mailbox_out *o = &p->mailbox_out;
+    if (!o->msg_mt_ref[0]) make_msg_metatables(L, o);
+    size_t tlen = (size_t)(d->payload - d->data); /* the topic and its NUL, or 0 */
     bool small = msg_small(d);
     msg_obj *m = lua_newuserdata(L, sizeof *m + (small ? tlen + d->len : 0));
     m->owned = NULL; /* until set, a collection frees nothing */
-    push_msg_metatables(L);
-    lua_remove(L, small ? -1 : -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, o->msg_mt_ref[!small]);
     lua_setmetatable(L, -2);
     m->from = d->from;
-    m->len = d->len;
+    m->has_topic = d->topic != NULL;
     if (small) {
+        m->len = (uint16_t)d->len;
+        m->tlen = (uint16_t)(tlen ? tlen - 1 : 0);
         memcpy(m->bytes, d->data, tlen + d->len); /* topic then payload, as in the delivery */
-        m->topic = tlen ? (const char *)m->bytes : NULL;
-        m->payload = m->bytes + tlen;
         free(d);
     } else {
+        m->len = m->tlen = 0;
         m->owned = d;
-        m->topic = d->topic;
-        m->payload = d->payload;
     }
 }
 
@@ -496,24 +534,21 @@ static bool on_call_exit(lua_State *L, const sw_delivery *d)
 }
 
 /* A message becomes a message object in the inbox, counted until the process takes it. */
-static void on_message(sw_proc *p, lua_State *L, sw_delivery *d)
+/* The inbox is at stack index inbox (pushed once for all the messages of a dispatch). */
+static void on_message(sw_proc *p, lua_State *L, sw_delivery *d, int inbox)
 {
     size_t size = dlv_size(d);
-    sw_proc_push_inbox(p, L);
-    if (!p->mailbox_out.inbox)
-        p->mailbox_out.inbox = lua_touserdata(L, -1); /* anchored for p's life */
     out_push(&p->mailbox_out, size);
     if (!msg_small(d)) held_add(p, size);
-    sw_message_push(L, d);
-    sw_chan_offer(L, -2);
-    lua_pop(L, 1);
+    sw_message_push(p, L, d);
+    sw_chan_offer(L, inbox);
 }
 
-/* Handles one delivery; returns true if d was handed over (a message now owned by Lua). */
-static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
+/* Handles one delivery other than a message. */
+static void handle(sw_proc *p, lua_State *L, const sw_delivery *d)
 {
     switch (d->type) {
-    case SW_DLV_MESSAGE: on_message(p, L, d); return true;
+    case SW_DLV_MESSAGE: break; /* dispatch's */
     case SW_DLV_TIMER: on_timer(p, L, d); break;
     case SW_DLV_EXIT:
         if (on_call_exit(L, d)) break;
@@ -540,18 +575,48 @@ static bool handle(sw_proc *p, lua_State *L, sw_delivery *d)
     case SW_DLV_FS: sw_fs_dispatch(p, L, d); break;
     case SW_DLV_EXEC: sw_exec_dispatch(p, L, d); break;
     }
-    return false;
 }
 
-int sw_mailbox_dispatch(lua_State *L)
+static int dispatch(lua_State *L)
 {
     sw_proc *p = lua_touserdata(L, 1);
+    int inbox = 0; /* its stack index, once a message came */
     while (p->pending) {
         sw_delivery *d = p->pending;
         p->pending = d->next;
-        if (handle(p, L, d)) continue;
+        if (d->type == SW_DLV_MESSAGE) { /* a message object now owned by Lua */
+            if (!inbox) {
+                sw_proc_push_inbox(p, L);
+                inbox = lua_gettop(L);
+                p->mailbox_out.inbox = lua_touserdata(L, inbox); /* anchored for p's life */
+            }
+            on_message(p, L, d, inbox);
+            continue;
+        }
+        handle(p, L, d);
         p->mailbox_out.bytes += dlv_size(d); /* handled: no longer held */
         free(d);
     }
     return 0;
+}
+
+/* The first time: makes the function that later slices call, then dispatches. */
+static int dispatch_first(lua_State *L)
+{
+    sw_proc *p = lua_touserdata(L, 1);
+    lua_pushcfunction(L, dispatch);
+    p->mailbox_out.dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return dispatch(L);
+}
+
+/* lua_cpcall makes a new C function object on every call: garbage in every slice. The function
+ * is made once instead and called with lua_pcall, which allocates nothing. */
+int sw_mailbox_handle(sw_proc *p)
+{
+    if (!p->pending) return 0;
+    lua_State *L = sw_vm_lua(p->vm);
+    if (!p->mailbox_out.dispatch_ref) return lua_cpcall(L, dispatch_first, p);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->mailbox_out.dispatch_ref);
+    lua_pushlightuserdata(L, p);
+    return lua_pcall(L, 1, 0, 0);
 }

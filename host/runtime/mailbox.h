@@ -80,6 +80,9 @@ typedef struct sw_mailbox_out {
     size_t head, n, cap;
     size_t bytes;            /* deliveries handled since the last settlement */
     size_t held, held_taken; /* payload kept by large message objects; taken from the budget */
+    int msg_mt_ref[2]; /* registry refs of the small and large messages' metatables; 0: none yet */
+    uint64_t from_cached; /* the sender whose pid string msg:from() keeps (0: none) */
+    int dispatch_ref;     /* registry ref of the handling function (sw_mailbox_handle); 0: none */
 } sw_mailbox_out;
 
 /* What sw_proc_send returns. */
@@ -107,9 +110,10 @@ int sw_runtime_deliver(sw_runtime *rt, uint64_t to, sw_delivery *d);
 /* Moves everything queued to the end of p->pending and clears `waiting`. Returns false if p
  * is dead (nothing is taken). Thread: the worker running p. */
 bool sw_mailbox_take(sw_proc *p);
-/* lua_cpcall(L, sw_mailbox_dispatch, p): handles p->pending in order. What is left after an
- * error (the memory limit) stays in p->pending, freed when the process ends. */
-int sw_mailbox_dispatch(lua_State *L);
+/* Handles p->pending in order, protected, in p's Lua state: 0, or a Lua error status (the
+ * memory limit) with the error on the stack. What is left after an error stays in p->pending,
+ * freed when the process ends. Thread: the worker running p. */
+int sw_mailbox_handle(sw_proc *p);
 /* At the end of a slice: settles what p took from its inbox into its mailbox's counts, then
  * marks p waiting unless it has ready tasks or new deliveries, so the next delivery queues it
  * again. Returns true if it must run again now. Thread: the worker running p. */
@@ -121,8 +125,8 @@ void sw_mailbox_close(sw_proc *p);
  * is closed. Thread: the one freeing p's state. */
 void sw_mailbox_out_free(sw_proc *p);
 
-/* Pushes a message object that takes ownership of d (freed when collected): msg:topic(),
- * msg:from(), msg:data(), msg:payload(). */
-void sw_message_push(lua_State *L, sw_delivery *d);
+/* Pushes a message object of p (L is p's state) that takes ownership of d (freed when
+ * collected): msg:topic(), msg:from(), msg:data(), msg:payload(). */
+void sw_message_push(sw_proc *p, lua_State *L, sw_delivery *d);
 
 #endif

@@ -198,8 +198,7 @@ static bool run_tasks(sw_proc *p)
 static bool run_slice(sw_proc *p)
 {
     if (!sw_mailbox_take(p)) return false;
-    lua_State *L = sw_vm_lua(p->vm);
-    if (lua_cpcall(L, sw_mailbox_dispatch, p) != 0) {
+    if (sw_mailbox_handle(p) != 0) {
         const char *why = sw_vm_oom_error(p->vm);
         proc_exit_failed(p, NULL, why ? why : "memory limit exceeded", SW_EXIT_FAILED);
         return false;

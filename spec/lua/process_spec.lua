@@ -101,6 +101,7 @@ describe("process", function()
         tab("0", "true"),
         tab("1", "true"),
         tab("large", "true", "4000", "7", "4000"),
+        tab("ab", "aa", "pong", "ab", "true", "true", "true", "true"),
         "true",
         tab("true", '"by name"'),
         tab("true", "true", "true"),

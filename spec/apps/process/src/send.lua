@@ -28,6 +28,15 @@ return function()
   local big = t.expect("large")
   local s, tb = big:data()
   print(big:topic(), big:from() == me, #s, tb.n, #big:payload():data())
+  -- each message reads its own topic and sender, whatever was read before (topic() and
+  -- from() keep the last string they made): same-length topics, two senders, reread
+  process.send(me, "aa", 1)
+  process.send(me, "ab", 2)
+  local m1, m2 = t.expect("aa"), t.expect("ab")
+  process.send(c, "ping", 3)
+  local m3 = t.expect("pong")
+  print(m2:topic(), m1:topic(), m3:topic(), m2:topic(), m3:from() == c, m1:from() == me,
+        m3:from() == c, m2:from() == me)
   -- to a registered name
   assert(process.registry.register("send_target", c))
   print(process.send("send_target", "ping", "by name"))
