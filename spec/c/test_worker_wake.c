@@ -27,7 +27,7 @@
 #endif
 #endif
 #ifdef SANITIZED
-#define PER_PRODUCER 150000 /* several times slower under sanitizers */
+#define PER_PRODUCER 500000 /* several times slower under sanitizers */
 #else
 #define PER_PRODUCER 1000000
 #endif
