@@ -41,6 +41,7 @@ int sw_park_init(sw_park *k, uv_loop_t *loop)
     k->budget_ns = k->spun_ns = 0;
     k->wake_ns = WAKE_GUESS_NS;
     k->quiet_until = k->quiet_ns = k->last_slow = 0;
+    atomic_init(&k->parks, 0);
     return sw_wake_init(loop, &k->wake, NULL);
 }
 
@@ -162,6 +163,7 @@ void sw_park_sleep(sw_park *k, uv_loop_t *loop, sw_park_check has_work, void *ar
         return;
     }
     k->in_loop = true;
+    atomic_fetch_add_explicit(&k->parks, 1, memory_order_relaxed);
     uv_run(loop, UV_RUN_ONCE);
     k->in_loop = false;
     learn(k, parked_at, !rise(k));

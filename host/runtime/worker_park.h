@@ -26,6 +26,7 @@ typedef struct sw_park {
     uint64_t wake_ns;   /* moving average of what a wake-up from parked costs */
     uint64_t spun_ns;   /* how long the last spin ran without finding work */
     uint64_t quiet_until, quiet_ns, last_slow; /* no spinning: another thread wants the CPU */
+    atomic_uint_fast64_t parks; /* times it waited in uv_run (read by tests, benches) */
 } sw_park;
 
 /* Whether the owner has something to do. Called often while spinning: a few relaxed loads. */
