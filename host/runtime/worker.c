@@ -55,12 +55,13 @@ static sw_proc *pop(sw_worker *w, bool from_tail)
     return p;
 }
 
-static sw_proc *steal(sw_worker *self)
+/* Takes a process from a worker of self's pool that has at least `min` queued. */
+static sw_proc *steal(sw_worker *self, size_t min)
 {
     sw_workers *ws = self->all;
     for (int k = 1; k < ws->n; k++) {
         sw_worker *v = &ws->w[(self->index + k) % ws->n];
-        if (!atomic_load_explicit(&v->queued, memory_order_relaxed))
+        if (atomic_load_explicit(&v->queued, memory_order_relaxed) < min)
             continue; /* racy peek; a miss only delays the steal */
         sw_proc *p = pop(v, true);
         if (p) {
@@ -155,14 +156,16 @@ static bool has_work(void *arg)
 
 #define STEAL_EVERY_PEEKS 32 /* a spinner looks at other queues about every 1 us */
 
-/* The spin's check: its own work at every pause; others' queues less often, so that a process
- * woken for another spinning worker is taken by that one, not stolen (which would move it). */
+/* The spin's check: its own work at every pause; others' queues less often, and only a
+ * backlog (two or more, what makes a busy worker wake a parked one): a process queued alone
+ * is about to run where it is, and stealing it would split it from the processes it talks to,
+ * making each of their messages a hop across threads. */
 static bool found_work(void *arg)
 {
     sw_worker *w = arg;
     if (has_work(w)) return true;
     if (w->all->n < 2 || ++w->peeks % STEAL_EVERY_PEEKS) return false;
-    w->stolen = steal(w);
+    w->stolen = steal(w, 2);
     return w->stolen != NULL;
 }
 
@@ -171,7 +174,7 @@ static sw_proc *next_proc(sw_worker *w)
     sw_proc *p = w->stolen;
     w->stolen = NULL;
     if (!p) p = pop(w, false);
-    if (!p && w->all->n > 1) p = steal(w);
+    if (!p && w->all->n > 1) p = steal(w, 1);
     return p;
 }
 
