@@ -186,11 +186,15 @@ static void worker_main(void *arg)
     uint64_t last_poll = uv_hrtime(), seen_tick = 0;
     unsigned runs = 0;
     while (!atomic_load_explicit(&w->all->stopping, memory_order_relaxed)) {
-        if (atomic_load_explicit(&w->calls, memory_order_relaxed)) run_calls(w);
+        bool ran = atomic_load_explicit(&w->calls, memory_order_relaxed) != NULL;
+        if (ran) run_calls(w);
         sw_proc *p = next_proc(w);
         if (p) {
             sw_proc_run(p);
             sw_proc_release(p);
+            ran = true;
+        }
+        if (ran) { /* work that keeps coming, even caught by spins, still lets the loop run */
             if (poll_due(w, &runs, &seen_tick, &last_poll)) uv_run(&w->loop, UV_RUN_NOWAIT);
             continue;
         }
