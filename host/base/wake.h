@@ -1,9 +1,10 @@
 /* A cross-thread wake-up for a libuv loop: any thread calls sw_wake_send; the loop's thread
  * runs the callback. Wake-ups coalesce: one is pending at most, so a burst of sends costs one
  * syscall. A caller that coalesces by a protocol of its own (the workers' sleeping flag:
- * runtime/worker_park.c) writes with sw_wake_signal instead. Used instead of uv_async_t because libuv 1.44's uv_async_send leaves a window in
- * which the woken loop busy-waits for the sender: on a loaded machine the sender is often
- * descheduled right inside it, and the loop spins (31% of the restart benchmark's time). */
+ * runtime/worker_park.c) writes with sw_wake_signal instead. Used instead of uv_async_t
+ * because libuv 1.44's uv_async_send leaves a window in which the woken loop busy-waits for
+ * the sender: on a loaded machine the sender is often descheduled right inside it, and the
+ * loop spins (31% of the restart benchmark's time). */
 #ifndef STEWARD_WAKE_H
 #define STEWARD_WAKE_H
 

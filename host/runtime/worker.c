@@ -72,8 +72,9 @@ static sw_proc *steal(sw_worker *self, size_t min)
     return NULL;
 }
 
-/* Wakes w if it is parked. From w's own thread that can only be from a callback of its
- * park's uv_run(ONCE): stop it, or a timer due on entry would run before a poll that blocks. */
+/* Wakes w if it is parked; returns whether this call did. On w's own thread, w is awake unless
+ * this runs in a callback of its park's uv_run(ONCE): that is stopped, or a timer due on
+ * entry would run before a poll that blocks. */
 static bool wake(sw_worker *w)
 {
     if (w != current) return sw_park_wake(&w->park);
