@@ -1,13 +1,29 @@
 /* The floor of a round trip across worker threads: two threads, each running a libuv loop,
- * pass a counter back and forth with uv_async_send (an eventfd write and a wake-up each way),
- * as two processes on two workers pay today. bench/messaging.sh prints Steward's ping-pong
- * across workers beside it. usage: bench_wake [ROUND_TRIPS] */
+ * pass a counter back and forth, two ways in the same run:
+ *  - uv_async: a uv_async_send each way (an eventfd write and a wake-up of a sleeping thread),
+ *    what two processes on two workers paid before the workers learnt to spin;
+ *  - park: what the workers do now (runtime/worker_park.c, docs/architecture.md "Waking a
+ *    worker"): spin briefly while the other is awake, then park in uv_run behind the sleeping
+ *    flag; a sender writes the eventfd only when it claims a parked peer.
+ * bench/messaging.sh prints Steward's ping-pong across workers beside them.
+ * usage: bench_wake [ROUND_TRIPS] */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <uv.h>
+
+#include "worker_park.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- uv_async ---- */
 
 typedef struct side {
     uv_loop_t loop;
@@ -29,16 +45,8 @@ static void on_wake(uv_async_t *a)
 
 static void run_loop(void *arg) { uv_run(&((side *)arg)->loop, UV_RUN_DEFAULT); }
 
-static double now(void)
+static double async_rate(long n)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-int main(int argc, char **argv)
-{
-    long n = argc > 1 ? atol(argv[1]) : 20000;
     atomic_long count = n;
     side a = {.ping = true, .count = &count}, b = {.count = &count};
     a.peer = &b;
@@ -57,9 +65,81 @@ int main(int argc, char **argv)
     uv_thread_join(&ta);
     uv_thread_join(&tb);
     double dt = now() - t0;
-    printf("uv_async round trips between two loop threads: %ld in %.3f s = %.0f round trips/s\n", n,
-           dt, n / dt);
     uv_loop_close(&a.loop);
     uv_loop_close(&b.loop);
+    return n / dt;
+}
+
+/* ---- park ---- */
+
+typedef struct parker {
+    uv_loop_t loop;
+    sw_park park;
+    struct parker *peer;
+    atomic_int *turn; /* whose move it is: 0 ping, 1 pong; -1 the end */
+    int me;
+    long n; /* round trips (ping) */
+} parker;
+
+static bool my_turn(void *arg)
+{
+    parker *p = arg;
+    int t = atomic_load_explicit(p->turn, memory_order_acquire);
+    return t == p->me || t < 0;
+}
+
+static void pass(parker *p, int to)
+{
+    atomic_store_explicit(p->turn, to, memory_order_release);
+    sw_park_wake(&p->peer->park);
+}
+
+static void run_parker(void *arg)
+{
+    parker *p = arg;
+    sw_park_awake_begin();
+    for (long i = 0;; i++) {
+        while (!my_turn(p))
+            if (!sw_park_spin(&p->park, my_turn, p)) sw_park_sleep(&p->park, &p->loop, my_turn, p);
+        if (atomic_load(p->turn) < 0) break;
+        pass(p, p->me == 0 && i + 1 >= p->n ? -1 : 1 - p->me);
+        if (p->me == 0 && i + 1 >= p->n) break;
+    }
+    sw_park_awake_end();
+    sw_park_close(&p->park);
+    uv_run(&p->loop, UV_RUN_DEFAULT);
+}
+
+static double park_rate(long n)
+{
+    atomic_int turn = 0;
+    parker a = {.turn = &turn, .me = 0, .n = n}, b = {.turn = &turn, .me = 1};
+    a.peer = &b;
+    b.peer = &a;
+    parker *both[2] = {&a, &b};
+    for (int i = 0; i < 2; i++) {
+        uv_loop_init(&both[i]->loop);
+        if (sw_park_init(&both[i]->park, &both[i]->loop) != 0) exit(1);
+    }
+    uv_thread_t ta, tb;
+    double t0 = now();
+    uv_thread_create(&tb, run_parker, &b);
+    uv_thread_create(&ta, run_parker, &a);
+    uv_thread_join(&ta);
+    uv_thread_join(&tb);
+    double dt = now() - t0;
+    uv_loop_close(&a.loop);
+    uv_loop_close(&b.loop);
+    return n / dt;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 20000;
+    printf("uv_async round trips between two loop threads: %ld = %.0f round trips/s\n", n,
+           async_rate(n));
+    long m = n * 10; /* ten times as many: each is far shorter */
+    printf("spin-then-park round trips between two loop threads: %ld = %.0f round trips/s\n", m,
+           park_rate(m));
     return 0;
 }

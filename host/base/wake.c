@@ -16,7 +16,7 @@ static void on_readable(uv_poll_t *h, int status, int events)
     }
     /* cleared before the callback takes the queue: a send racing with it writes again */
     atomic_store(&w->pending, 0);
-    w->cb(w);
+    if (w->cb) w->cb(w);
 }
 
 int sw_wake_init(uv_loop_t *loop, sw_wake *w, sw_wake_cb cb)
@@ -36,7 +36,11 @@ int sw_wake_init(uv_loop_t *loop, sw_wake *w, sw_wake_cb cb)
 
 void sw_wake_send(sw_wake *w)
 {
-    if (atomic_exchange(&w->pending, 1)) return;
+    if (!atomic_exchange(&w->pending, 1)) sw_wake_signal(w);
+}
+
+void sw_wake_signal(sw_wake *w)
+{
     uint64_t one = 1;
     while (write(w->fd, &one, sizeof one) < 0 && errno == EINTR) {
     }

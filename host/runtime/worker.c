@@ -1,5 +1,6 @@
 /* Worker loop: run queued processes one slice at a time, poll the libuv loop for due timers
- * every few slices, steal when idle, sleep in uv_run when there is nothing at all. */
+ * every few slices, steal when idle; with nothing at all, spin briefly then park in uv_run
+ * (worker_park.c: when, for how long, and how senders wake it). */
 #include "worker.h"
 
 #include <stdlib.h>
@@ -54,12 +55,13 @@ static sw_proc *pop(sw_worker *w, bool from_tail)
     return p;
 }
 
-static sw_proc *steal(sw_worker *self)
+/* Takes a process from a worker of self's pool that has at least `min` queued. */
+static sw_proc *steal(sw_worker *self, size_t min)
 {
     sw_workers *ws = self->all;
     for (int k = 1; k < ws->n; k++) {
         sw_worker *v = &ws->w[(self->index + k) % ws->n];
-        if (!atomic_load_explicit(&v->queued, memory_order_relaxed))
+        if (atomic_load_explicit(&v->queued, memory_order_relaxed) < min)
             continue; /* racy peek; a miss only delays the steal */
         sw_proc *p = pop(v, true);
         if (p) {
@@ -70,16 +72,23 @@ static sw_proc *steal(sw_worker *self)
     return NULL;
 }
 
+/* Wakes w if it is parked; returns whether this call did. On w's own thread, w is awake unless
+ * this runs in a callback of its park's uv_run(ONCE): that is stopped, or a timer due on
+ * entry would run before a poll that blocks. */
+static bool wake(sw_worker *w)
+{
+    if (w != current) return sw_park_wake(&w->park);
+    if (w->park.in_loop) uv_stop(&w->loop);
+    return false;
+}
+
+/* busy has more than it can run right now: wake a parked worker of its pool, which steals.
+ * Spinning ones need no wake-up: they peek at busy's queue. */
 static void wake_one_sleeper(sw_worker *busy)
 {
     sw_workers *ws = busy->all;
-    for (int k = 1; k < ws->n; k++) {
-        sw_worker *v = &ws->w[(busy->index + k) % ws->n];
-        if (atomic_load(&v->sleeping)) {
-            uv_async_send(&v->wake);
-            return;
-        }
-    }
+    for (int k = 1; k < ws->n; k++)
+        if (wake(&ws->w[(busy->index + k) % ws->n])) return;
 }
 
 void sw_worker_enqueue(sw_worker *w, sw_proc *p)
@@ -89,35 +98,36 @@ void sw_worker_enqueue(sw_worker *w, sw_proc *p)
     if (w->tail) w->tail->next_run = p;
     else w->head = p;
     w->tail = p;
-    size_t queued = atomic_fetch_add(&w->queued, 1) + 1; /* seq_cst: see worker_main */
+    size_t queued = atomic_fetch_add_explicit(&w->queued, 1, memory_order_relaxed) + 1;
     pthread_mutex_unlock(&w->lock);
-    if (w != current && atomic_load(&w->sleeping)) uv_async_send(&w->wake);
-    else if (w == current && atomic_load(&w->sleeping))
-        uv_stop(&w->loop); /* from a callback of its own
-        * uv_run(ONCE): a timer due on entry runs before the poll, which would then block */
-    else if (queued > 1) wake_one_sleeper(w);
+    if (!wake(w) && queued > 1) wake_one_sleeper(w);
 }
 
 void sw_worker_call_on(sw_worker *w, sw_worker_call *call)
 {
-    pthread_mutex_lock(&w->lock);
-    call->next = w->calls;
-    w->calls = call;
-    pthread_mutex_unlock(&w->lock);
-    uv_async_send(&w->wake);
+    sw_worker_call *head = atomic_load_explicit(&w->calls, memory_order_relaxed);
+    do call->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&w->calls, &head, call, memory_order_release,
+                                                  memory_order_relaxed));
+    wake(w);
 }
 
-static void on_wake(uv_async_t *h)
+/* Runs the calls queued for w, oldest first. Thread: w's (or the stopping one's, once w's
+ * thread has ended). */
+static void run_calls(sw_worker *w)
 {
-    sw_worker *w = h->data;
-    pthread_mutex_lock(&w->lock);
-    sw_worker_call *calls = w->calls;
-    w->calls = NULL;
-    pthread_mutex_unlock(&w->lock);
-    while (calls) {
-        sw_worker_call *next = calls->next;
-        calls->fn(calls);
-        calls = next;
+    sw_worker_call *c = atomic_exchange_explicit(&w->calls, NULL, memory_order_acquire),
+                   *fifo = NULL;
+    while (c) { /* pushed newest first */
+        sw_worker_call *next = c->next;
+        c->next = fifo;
+        fifo = c;
+        c = next;
+    }
+    while (fifo) {
+        sw_worker_call *next = fifo->next;
+        fifo->fn(fifo);
+        fifo = next;
     }
 }
 
@@ -135,39 +145,70 @@ static bool poll_due(sw_worker *w, unsigned *runs, uint64_t *seen_tick, uint64_t
     return true;
 }
 
+/* What makes a parked worker get up: its queue, its calls, the pool stopping. Relaxed loads:
+ * the park's fence orders them (worker_park.c). */
+static bool has_work(void *arg)
+{
+    sw_worker *w = arg;
+    return atomic_load_explicit(&w->queued, memory_order_relaxed) ||
+           atomic_load_explicit(&w->calls, memory_order_relaxed) ||
+           atomic_load_explicit(&w->all->stopping, memory_order_relaxed);
+}
+
+#define STEAL_EVERY_PEEKS 32 /* a spinner looks at other queues about every 1 us */
+
+/* The spin's check: its own work at every pause; others' queues less often, and only a
+ * backlog (two or more, what makes a busy worker wake a parked one): a process queued alone
+ * is about to run where it is, and stealing it would split it from the processes it talks to,
+ * making each of their messages a hop across threads. */
+static bool found_work(void *arg)
+{
+    sw_worker *w = arg;
+    if (has_work(w)) return true;
+    if (w->all->n < 2 || ++w->peeks % STEAL_EVERY_PEEKS) return false;
+    w->stolen = steal(w, 2);
+    return w->stolen != NULL;
+}
+
+static sw_proc *next_proc(sw_worker *w)
+{
+    sw_proc *p = w->stolen;
+    w->stolen = NULL;
+    if (!p) p = pop(w, false);
+    if (!p && w->all->n > 1) p = steal(w, 1);
+    return p;
+}
+
 static void worker_main(void *arg)
 {
     sw_worker *w = arg;
     current = w;
+    sw_park_awake_begin();
     uint64_t last_poll = uv_hrtime(), seen_tick = 0;
     unsigned runs = 0;
-    while (!atomic_load(&w->all->stopping)) {
-        sw_proc *p = pop(w, false);
-        if (!p && w->all->n > 1) p = steal(w);
+    while (!atomic_load_explicit(&w->all->stopping, memory_order_relaxed)) {
+        bool ran = atomic_load_explicit(&w->calls, memory_order_relaxed) != NULL;
+        if (ran) run_calls(w);
+        sw_proc *p = next_proc(w);
         if (p) {
             sw_proc_run(p);
             sw_proc_release(p);
+            ran = true;
+        }
+        if (ran) { /* work that keeps coming, even caught by spins, still lets the loop run */
             if (poll_due(w, &runs, &seen_tick, &last_poll)) uv_run(&w->loop, UV_RUN_NOWAIT);
             continue;
         }
-        /* sleeping, then queued; enqueue writes them in the other order. Both seq_cst, so
-         * either this sees the new process or the enqueuer sees sleeping and wakes us. */
-        atomic_store(&w->sleeping, true);
-        if (atomic_load(&w->queued) || atomic_load(&w->all->stopping)) {
-            atomic_store(&w->sleeping, false);
-            continue;
-        }
-        uv_run(&w->loop, UV_RUN_ONCE);
-        atomic_store(&w->sleeping, false);
+        if (sw_park_spin(&w->park, found_work, w)) continue;
+        sw_park_sleep(&w->park, &w->loop, has_work, w);
         last_poll = uv_hrtime();
     }
+    sw_park_awake_end();
     current = NULL;
 }
 
 static void free_handle(uv_handle_t *h) { free(h); }
 
-/* At shutdown: the async handle is part of the worker; every timer is a process timer,
- * allocated with its handle first, and freed with it. */
 void sw_worker_slice_begin(sw_worker *w, sw_vm *vm)
 {
     atomic_fetch_add_explicit(&w->slice_seq, 1, memory_order_relaxed);
@@ -241,6 +282,8 @@ static void watchdog_main(void *arg)
     }
 }
 
+/* At shutdown, after the park's handle (part of the worker): every timer is a process timer,
+ * allocated with its handle first, and freed with it. */
 static void close_handle(uv_handle_t *h, void *arg)
 {
     (void)arg;
@@ -262,8 +305,9 @@ int sw_workers_start(sw_workers *ws, int n, uint64_t slice_ns)
         pthread_mutex_init(&w->lock, NULL);
         pthread_mutex_init(&w->slice_lock, NULL);
         uv_loop_init(&w->loop);
-        uv_async_init(&w->loop, &w->wake, on_wake);
-        w->wake.data = w;
+        atomic_init(&w->queued, 0);
+        atomic_init(&w->calls, NULL);
+        if (sw_park_init(&w->park, &w->loop) != 0) return UV_EMFILE;
     }
     for (int i = 0; i < n; i++) {
         int rc = uv_thread_create(&ws->w[i].thread, worker_main, &ws->w[i]);
@@ -275,16 +319,18 @@ int sw_workers_start(sw_workers *ws, int n, uint64_t slice_ns)
 void sw_workers_stop(sw_workers *ws)
 {
     atomic_store(&ws->stopping, true);
-    for (int i = 0; i < ws->n; i++) uv_async_send(&ws->w[i].wake);
+    for (int i = 0; i < ws->n; i++) sw_park_wake(&ws->w[i].park);
     for (int i = 0; i < ws->n; i++) uv_thread_join(&ws->w[i].thread);
     uv_thread_join(&ws->watchdog);
     for (int i = 0; i < ws->n; i++) {
         sw_worker *w = &ws->w[i];
-        on_wake(&w->wake); /* run calls still pending (timer cancels free their memory) */
+        run_calls(w); /* still pending (a call may free memory) */
+        if (w->stolen) sw_proc_release(w->stolen);
         sw_proc *p;
         while ((p = pop(w, false))) sw_proc_release(p);
         sw_http_worker_stop(w); /* its transfers, polls and timer, before the loop's handles */
         sw_exec_worker_stop(w); /* commands let go of, not reaped yet */
+        sw_park_close(&w->park);
         uv_walk(&w->loop, close_handle, NULL);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <uv.h>
 
+#include "worker_park.h"
+
 typedef struct sw_proc sw_proc;
 typedef struct sw_workers sw_workers;
 typedef struct sw_vm sw_vm;
@@ -31,15 +33,16 @@ typedef struct sw_worker {
     sw_workers *all;
     uv_thread_t thread;
     uv_loop_t loop;
-    uv_async_t wake;
-    pthread_mutex_t lock; /* guards the run queue and calls */
+    sw_park park;         /* how it waits when idle, and how others wake it (worker_park.h) */
+    pthread_mutex_t lock; /* guards the run queue */
     sw_proc *head, *tail;
     /* Length of the run queue: changed only under lock, read without it by thieves (a stale
-     * peek only delays a steal) and by the worker about to sleep (seq_cst, paired with
-     * sleeping: see worker_main). */
+     * peek only delays a steal) and by the worker about to park (ordered by the park's
+     * fences: worker_park.c). */
     atomic_size_t queued;
-    sw_worker_call *calls;
-    atomic_bool sleeping;
+    _Atomic(sw_worker_call *) calls; /* pushed by any thread, taken whole by the worker */
+    sw_proc *stolen;                 /* the worker's: what its spin stole, to run next */
+    unsigned peeks;                  /* the worker's: spin checks, to look at others' queues */
     /* The running slice, published without a lock or a clock read (both cost more than a
      * ping-pong hop can spare): its vm and a count of slices begun. The watchdog times a
      * slice from when it first sees its number; it interrupts slice_vm only while holding
