@@ -76,6 +76,18 @@ static void build_spawn(sw_svc *v, sw_spawn *sp)
     if (v->entry->kind == SW_KIND_HTTP_SERVICE) sw_runtime_http_service(s->rt, sp);
 }
 
+void svc_prepare_ahead(sw_svc *v)
+{
+    if (v->standby || v->preparing || service_args(v) != 0) return;
+    sw_spawn sp;
+    build_spawn(v, &sp);
+    char err[8]; /* a failure is made again, and reported, by its launch */
+    sw_proc *p = sw_proc_prepare(v->sup->rt, &sp, err, sizeof err);
+    if (!p) return;
+    v->standby = p;
+    v->standby_of = v->entry;
+}
+
 /* Starts the run with process p (prepared), or prepares one now if p is NULL. */
 static void launch_run(sw_svc *v, sw_proc *p)
 {

@@ -153,18 +153,44 @@ static bool block(sw_svc *v, const sw_svc *dep)
     return true; /* its own dependents are blocked too */
 }
 
+/* Whether service i would start now: wanted, free, down and every dependency running. */
+static bool startable(sw_supervisor *s, size_t i)
+{
+    sw_svc *v = s->svcs[i];
+    bool for_good;
+    return v->wanted && !v->held_by && svc_idle(v) && !pending_dependency(s, i, &for_good);
+}
+
+/* The processes of the next services that start in this pass (up to AHEAD from i) are made
+ * first, then launched as the pass reaches each: the workers take them in bursts, each woken
+ * once for many (service.h svc_prepare_ahead). Returns where the look-ahead stopped: each
+ * service is looked at once more per pass. */
+enum { AHEAD = 32 };
+
+static size_t prepare_ahead(sw_supervisor *s, size_t i)
+{
+    for (size_t made = 0; i < s->n && made < AHEAD; i++) {
+        if (!startable(s, i)) continue;
+        svc_prepare_ahead(s->svcs[i]);
+        made++;
+    }
+    return i;
+}
+
 /* Starts whatever can start; marks services whose dependency will not run by itself. */
 static void start_what_can(sw_supervisor *s)
 {
     bool changed = true;
     while (changed) {
         changed = false;
+        size_t ahead = 0; /* the services before it have their processes made */
         for (size_t i = 0; i < s->n; i++) {
             sw_svc *v = s->svcs[i];
             if (!v->wanted || v->held_by || !svc_idle(v)) continue;
             bool for_good;
             const sw_svc *dep = pending_dependency(s, i, &for_good);
             if (!dep) {
+                if (i >= ahead) ahead = prepare_ahead(s, i);
                 svc_start(v);
                 changed = true;
             } else if (for_good) {
