@@ -1,6 +1,7 @@
 /* The preparer thread: a queue of spawn descriptions, prepared one at a time. */
 #include "preparer.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +19,61 @@ static void job_free(sw_prep_job *j)
     free(j);
 }
 
+struct sw_prep_batch {
+    const sw_spawn *spawns;
+    sw_proc **out;
+    size_t n;
+    atomic_size_t next; /* the next spawn to claim */
+    size_t made;        /* under the preparer's lock */
+};
+
+/* Claims and prepares the batch's spawns until none is left: how many it made. */
+static size_t help(sw_preparer *pr, sw_prep_batch *b)
+{
+    size_t made = 0;
+    char err[8]; /* a failure is made again, and reported, by its launch */
+    for (size_t i; (i = atomic_fetch_add(&b->next, 1)) < b->n; made++)
+        b->out[i] = sw_proc_prepare(pr->rt, &b->spawns[i], err, sizeof err);
+    return made;
+}
+
+void sw_preparer_batch(sw_preparer *pr, const sw_spawn *spawns, sw_proc **out, size_t n)
+{
+    sw_prep_batch b = {.spawns = spawns, .out = out, .n = n};
+    atomic_init(&b.next, 0);
+    uv_mutex_lock(&pr->lock);
+    pr->batch = &b;
+    uv_cond_signal(&pr->more);
+    uv_mutex_unlock(&pr->lock);
+    size_t made = help(pr, &b);
+    uv_mutex_lock(&pr->lock);
+    b.made += made;
+    /* all made, and the preparer's thread out of it (if it ever came in: after this it cannot) */
+    while (b.made < n || pr->batch_in) uv_cond_wait(&pr->batch_done, &pr->lock);
+    pr->batch = NULL;
+    uv_mutex_unlock(&pr->lock);
+}
+
 static void preparer_main(void *arg)
 {
     sw_preparer *pr = arg;
     uv_mutex_lock(&pr->lock);
     for (;;) {
-        while (!pr->head && !pr->stopping) uv_cond_wait(&pr->more, &pr->lock);
+        while (!pr->head && !(pr->batch && !pr->batch_in) && !pr->stopping)
+            uv_cond_wait(&pr->more, &pr->lock);
         if (pr->stopping) break;
+        if (pr->batch && !pr->batch_in) {
+            sw_prep_batch *b = pr->batch;
+            pr->batch_in = true;
+            uv_mutex_unlock(&pr->lock);
+            size_t made = help(pr, b);
+            uv_mutex_lock(&pr->lock);
+            b->made += made;
+            pr->batch = NULL; /* taken once: the caller finishes what is left */
+            pr->batch_in = false;
+            uv_cond_signal(&pr->batch_done);
+            continue;
+        }
         sw_prep_job *j = pr->head;
         pr->head = j->next;
         if (!pr->head) pr->tail = NULL;
@@ -49,8 +98,10 @@ int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done)
     pr->done = done;
     uv_mutex_init(&pr->lock);
     uv_cond_init(&pr->more);
+    uv_cond_init(&pr->batch_done);
     if (uv_thread_create(&pr->thread, preparer_main, pr) != 0) {
         uv_cond_destroy(&pr->more);
+        uv_cond_destroy(&pr->batch_done);
         uv_mutex_destroy(&pr->lock);
         return -1;
     }
@@ -101,5 +152,6 @@ void sw_preparer_stop(sw_preparer *pr)
     }
     pr->head = pr->tail = NULL;
     uv_cond_destroy(&pr->more);
+    uv_cond_destroy(&pr->batch_done);
     uv_mutex_destroy(&pr->lock);
 }

@@ -14,6 +14,8 @@ typedef struct sw_prep_job sw_prep_job;
 /* Called on the preparer's thread with the prepared process (NULL if preparing failed). */
 typedef void (*sw_prepared_fn)(void *tag, sw_proc *p);
 
+typedef struct sw_prep_batch sw_prep_batch;
+
 typedef struct sw_preparer {
     sw_runtime *rt;
     uv_thread_t thread;
@@ -22,12 +24,20 @@ typedef struct sw_preparer {
     sw_prep_job *head, *tail;
     bool stopping, started;
     sw_prepared_fn done;
+    sw_prep_batch *batch; /* sw_preparer_batch under way, or NULL */
+    bool batch_in;        /* the preparer's thread works on it */
+    uv_cond_t batch_done;
 } sw_preparer;
 
 int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done);
 /* Queues a job; the spawn's entry, registry, service and args are copied or retained. -1 if
  * out of memory. Thread: any. */
 int sw_preparer_submit(sw_preparer *pr, const sw_spawn *s, void *tag);
+/* Prepares the n spawns into out[] (NULL where preparing failed), the calling thread and the
+ * preparer's sharing them (its queued jobs wait): a start of many services makes their
+ * processes on two cores. Returns once all are made. Thread: one at a time, not the
+ * preparer's. */
+void sw_preparer_batch(sw_preparer *pr, const sw_spawn *spawns, sw_proc **out, size_t n);
 /* Stops the thread after the job it is on (whose process is discarded); jobs not begun are
  * dropped. Every job is reported, those with NULL. Joins. */
 void sw_preparer_stop(sw_preparer *pr);

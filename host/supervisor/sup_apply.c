@@ -162,18 +162,18 @@ static bool startable(sw_supervisor *s, size_t i)
 }
 
 /* The processes of the next services that start in this pass (up to AHEAD from i) are made
- * first, then launched as the pass reaches each: the workers take them in bursts, each woken
- * once for many (service.h svc_prepare_ahead). Returns where the look-ahead stopped: each
- * service is looked at once more per pass. */
-enum { AHEAD = 32 };
+ * first, on two threads, then launched as the pass reaches each: the workers take them in
+ * bursts, each woken once for many (service.h svc_prepare_ahead). Returns where the
+ * look-ahead stopped: each service is looked at once more per pass. */
+enum { AHEAD = 64 };
 
 static size_t prepare_ahead(sw_supervisor *s, size_t i)
 {
-    for (size_t made = 0; i < s->n && made < AHEAD; i++) {
-        if (!startable(s, i)) continue;
-        svc_prepare_ahead(s->svcs[i]);
-        made++;
-    }
+    sw_svc *next[AHEAD];
+    size_t n = 0;
+    for (; i < s->n && n < AHEAD; i++)
+        if (startable(s, i)) next[n++] = s->svcs[i];
+    svc_prepare_ahead(next, n);
     return i;
 }
 
