@@ -27,13 +27,21 @@ struct sw_prep_batch {
     size_t made;        /* under the preparer's lock */
 };
 
+/* Claims and prepares one of the batch's spawns: 0 when none is left. */
+static size_t help_one(sw_preparer *pr, sw_prep_batch *b)
+{
+    char err[8]; /* a failure is made again, and reported, by its launch */
+    size_t i = atomic_fetch_add(&b->next, 1);
+    if (i >= b->n) return 0;
+    b->out[i] = sw_proc_prepare(pr->rt, &b->spawns[i], err, sizeof err);
+    return 1;
+}
+
 /* Claims and prepares the batch's spawns until none is left: how many it made. */
 static size_t help(sw_preparer *pr, sw_prep_batch *b)
 {
     size_t made = 0;
-    char err[8]; /* a failure is made again, and reported, by its launch */
-    for (size_t i; (i = atomic_fetch_add(&b->next, 1)) < b->n; made++)
-        b->out[i] = sw_proc_prepare(pr->rt, &b->spawns[i], err, sizeof err);
+    while (help_one(pr, b)) made++;
     return made;
 }
 
@@ -41,6 +49,10 @@ void sw_preparer_batch(sw_preparer *pr, const sw_spawn *spawns, sw_proc **out, s
 {
     sw_prep_batch b = {.spawns = spawns, .out = out, .n = n};
     atomic_init(&b.next, 0);
+    /* The first here, before the preparer's thread joins: the host's first state sets up the
+     * vm's shared tables once (call_once, host/vm), and a state made on this thread meanwhile
+     * must not race it where a sanitizer cannot see the once's ordering. */
+    b.made = help_one(pr, &b);
     uv_mutex_lock(&pr->lock);
     pr->batch = &b;
     uv_cond_signal(&pr->more);
