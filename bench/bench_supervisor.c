@@ -167,16 +167,17 @@ static void restarts(int64_t n)
 static void restarts_among(int64_t n, int others)
 {
     text t = {0};
-    put(&t, "namespace: b\nentries:\n"
-            "  - { name: crash, kind: process.lua, source: \"return function() error('boom') end\" }\n"
-            "  - name: svc\n    kind: process.service\n    process: crash\n"
-            "    lifecycle: { auto_start: true, restart: { initial_delay: 0, max_delay: 0, jitter: "
-            "0 } }\n"
-            "  - name: serve\n    kind: process.lua\n    source: |\n"
-            "      return function()\n"
-            "        repeat local e = process.events():receive() until e.kind == "
-            "process.event.CANCEL\n"
-            "      end\n");
+    put(&t,
+        "namespace: b\nentries:\n"
+        "  - { name: crash, kind: process.lua, source: \"return function() error('boom') end\" }\n"
+        "  - name: svc\n    kind: process.service\n    process: crash\n"
+        "    lifecycle: { auto_start: true, restart: { initial_delay: 0, max_delay: 0, jitter: "
+        "0 } }\n"
+        "  - name: serve\n    kind: process.lua\n    source: |\n"
+        "      return function()\n"
+        "        repeat local e = process.events():receive() until e.kind == "
+        "process.event.CANCEL\n"
+        "      end\n");
     char line[160];
     for (int i = 0; i < others; i++) {
         snprintf(line, sizeof line,
@@ -358,7 +359,8 @@ int main(int argc, char **argv)
     long long n_beside = argc > 2 ? atoll(argv[2]) : 10000;
     window_cost();
     if (n_restarts > 0) restarts(n_restarts);
-    if (n_restarts > 0 && getenv("BENCH_AMONG")) restarts_among(n_restarts, atoi(getenv("BENCH_AMONG")));
+    if (n_restarts > 0 && getenv("BENCH_AMONG"))
+        restarts_among(n_restarts, atoi(getenv("BENCH_AMONG")));
     if (n_beside > 0) restarts_beside(n_beside);
     /* default 1,000, 10,000 and 100,000 services */
     int sizes[8] = {1000, 10000, 100000, 0};
