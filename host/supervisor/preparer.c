@@ -93,12 +93,17 @@ static void preparer_main(void *arg)
         char err[256];
         sw_proc *p = sw_proc_prepare(pr->rt, &j->spawn, err, sizeof err);
         uv_mutex_lock(&pr->lock);
-        if (pr->stopping && p) { /* nobody will launch it: it goes now, while the runtime lives */
+        bool stopping = pr->stopping;
+        uv_mutex_unlock(&pr->lock);
+        if (stopping && p) { /* nobody will launch it: it goes now, while the runtime lives */
             sw_proc_discard_prepared(p);
             p = NULL;
         }
+        /* outside the lock: the report wakes the supervisor's loop (a syscall), and the loop
+         * submits the next job meanwhile without waiting for it */
         pr->done(j->tag, p);
         job_free(j);
+        uv_mutex_lock(&pr->lock);
     }
     uv_mutex_unlock(&pr->lock);
 }

@@ -11,7 +11,7 @@
 #include "proc.h"
 
 typedef struct sw_prep_job sw_prep_job;
-/* Called on the preparer's thread with the prepared process (NULL if preparing failed). */
+/* Called on the preparer's thread (not holding its lock) with the prepared process (NULL if preparing failed). */
 typedef void (*sw_prepared_fn)(void *tag, sw_proc *p);
 
 typedef struct sw_prep_batch sw_prep_batch;
