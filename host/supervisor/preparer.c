@@ -24,46 +24,85 @@ struct sw_prep_batch {
     sw_proc **out;
     size_t n;
     atomic_size_t next; /* the next spawn to claim */
-    size_t made;        /* under the preparer's lock */
 };
 
-/* Claims and prepares one of the batch's spawns: 0 when none is left. */
-static size_t help_one(sw_preparer *pr, sw_prep_batch *b)
+/* A job for spawn s: its entry, registry, service and args copied or retained. NULL if out of
+ * memory. */
+static sw_prep_job *job_new(const sw_spawn *s, void *tag)
 {
-    char err[8]; /* a failure is made again, and reported, by its launch */
-    size_t i = atomic_fetch_add(&b->next, 1);
-    if (i >= b->n) return 0;
-    b->out[i] = sw_proc_prepare(pr->rt, &b->spawns[i], err, sizeof err);
-    return 1;
+    sw_prep_job *j = calloc(1, sizeof *j);
+    if (!j) return NULL;
+    j->spawn = *s;
+    j->tag = tag;
+    j->spawn.registry = sw_registry_retain(s->registry);
+    j->spawn.service = s->service ? strdup(s->service) : NULL;
+    j->spawn.args = NULL;
+    if (s->args) {
+        unsigned char *a = malloc(s->args_len ? s->args_len : 1);
+        if (a) memcpy(a, s->args, s->args_len);
+        j->spawn.args = a;
+    }
+    if ((s->service && !j->spawn.service) || (s->args && !j->spawn.args)) {
+        job_free(j);
+        return NULL;
+    }
+    return j;
 }
 
-/* Claims and prepares the batch's spawns until none is left: how many it made. */
-static size_t help(sw_preparer *pr, sw_prep_batch *b)
+/* Claims and prepares the batch's spawns until none is left (the caller's side). */
+static void help(sw_preparer *pr, sw_prep_batch *b)
 {
-    size_t made = 0;
-    while (help_one(pr, b)) made++;
-    return made;
+    char err[8]; /* a failure is made again, and reported, by its launch */
+    for (size_t i; (i = atomic_fetch_add(&b->next, 1)) < b->n;)
+        b->out[i] = sw_proc_prepare(pr->rt, &b->spawns[i], err, sizeof err);
 }
 
 void sw_preparer_batch(sw_preparer *pr, const sw_spawn *spawns, sw_proc **out, size_t n)
 {
     sw_prep_batch b = {.spawns = spawns, .out = out, .n = n};
-    atomic_init(&b.next, 0);
+    for (size_t i = 0; i < n; i++) out[i] = NULL;
     /* The first here, before the preparer's thread joins: the host's first state sets up the
      * vm's shared tables once (call_once, host/vm), and a state made on this thread meanwhile
      * must not race it where a sanitizer cannot see the once's ordering. */
-    b.made = help_one(pr, &b);
+    atomic_init(&b.next, 1);
+    char err[8];
+    if (n) out[0] = sw_proc_prepare(pr->rt, &spawns[0], err, sizeof err);
     uv_mutex_lock(&pr->lock);
     pr->batch = &b;
+    pr->batch_gen++;
     uv_cond_signal(&pr->more);
     uv_mutex_unlock(&pr->lock);
-    size_t made = help(pr, &b);
+    help(pr, &b);
+    /* Every spawn is claimed. One the preparer's thread is still on is not waited for (it may
+     * be descheduled for milliseconds on a loaded machine): its process is discarded when
+     * made, and that service's launch makes its own. */
     uv_mutex_lock(&pr->lock);
-    b.made += made;
-    /* all made, and the preparer's thread out of it (if it ever came in: after this it cannot) */
-    while (b.made < n || pr->batch_in) uv_cond_wait(&pr->batch_done, &pr->lock);
     pr->batch = NULL;
     uv_mutex_unlock(&pr->lock);
+}
+
+/* The preparer's side of the batch under way (its lock held): claims under the lock, so the
+ * caller cannot leave between a claim and the copy of that spawn; what it makes after the
+ * caller left is discarded. */
+static void join_batch(sw_preparer *pr)
+{
+    sw_prep_batch *b = pr->batch;
+    uint64_t gen = pr->batch_gen;
+    pr->joined_gen = gen;
+    char err[8];
+    for (size_t i;
+         pr->batch == b && pr->batch_gen == gen && (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
+        sw_prep_job *j = job_new(&b->spawns[i], NULL);
+        uv_mutex_unlock(&pr->lock);
+        sw_proc *p = j ? sw_proc_prepare(pr->rt, &j->spawn, err, sizeof err) : NULL;
+        uv_mutex_lock(&pr->lock);
+        bool ours = pr->batch == b && pr->batch_gen == gen;
+        if (ours) b->out[i] = p;
+        uv_mutex_unlock(&pr->lock); /* the rest without the lock the caller takes to leave */
+        if (!ours && p) sw_proc_discard_prepared(p);
+        if (j) job_free(j);
+        uv_mutex_lock(&pr->lock);
+    }
 }
 
 static void preparer_main(void *arg)
@@ -71,19 +110,11 @@ static void preparer_main(void *arg)
     sw_preparer *pr = arg;
     uv_mutex_lock(&pr->lock);
     for (;;) {
-        while (!pr->head && !(pr->batch && !pr->batch_in) && !pr->stopping)
+        while (!pr->head && !(pr->batch && pr->joined_gen != pr->batch_gen) && !pr->stopping)
             uv_cond_wait(&pr->more, &pr->lock);
         if (pr->stopping) break;
-        if (pr->batch && !pr->batch_in) {
-            sw_prep_batch *b = pr->batch;
-            pr->batch_in = true;
-            uv_mutex_unlock(&pr->lock);
-            size_t made = help(pr, b);
-            uv_mutex_lock(&pr->lock);
-            b->made += made;
-            pr->batch = NULL; /* taken once: the caller finishes what is left */
-            pr->batch_in = false;
-            uv_cond_signal(&pr->batch_done);
+        if (pr->batch && pr->joined_gen != pr->batch_gen) {
+            join_batch(pr);
             continue;
         }
         sw_prep_job *j = pr->head;
@@ -115,10 +146,8 @@ int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done)
     pr->done = done;
     uv_mutex_init(&pr->lock);
     uv_cond_init(&pr->more);
-    uv_cond_init(&pr->batch_done);
     if (uv_thread_create(&pr->thread, preparer_main, pr) != 0) {
         uv_cond_destroy(&pr->more);
-        uv_cond_destroy(&pr->batch_done);
         uv_mutex_destroy(&pr->lock);
         return -1;
     }
@@ -128,22 +157,8 @@ int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done)
 
 int sw_preparer_submit(sw_preparer *pr, const sw_spawn *s, void *tag)
 {
-    sw_prep_job *j = calloc(1, sizeof *j);
+    sw_prep_job *j = job_new(s, tag);
     if (!j) return -1;
-    j->spawn = *s;
-    j->tag = tag;
-    j->spawn.registry = sw_registry_retain(s->registry);
-    j->spawn.service = s->service ? strdup(s->service) : NULL;
-    j->spawn.args = NULL;
-    if (s->args) {
-        unsigned char *a = malloc(s->args_len ? s->args_len : 1);
-        if (a) memcpy(a, s->args, s->args_len);
-        j->spawn.args = a;
-    }
-    if ((s->service && !j->spawn.service) || (s->args && !j->spawn.args)) {
-        job_free(j);
-        return -1;
-    }
     uv_mutex_lock(&pr->lock);
     if (pr->tail) pr->tail->next = j;
     else pr->head = j;
@@ -169,6 +184,5 @@ void sw_preparer_stop(sw_preparer *pr)
     }
     pr->head = pr->tail = NULL;
     uv_cond_destroy(&pr->more);
-    uv_cond_destroy(&pr->batch_done);
     uv_mutex_destroy(&pr->lock);
 }

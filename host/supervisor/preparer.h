@@ -6,6 +6,7 @@
 #define STEWARD_PREPARER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <uv.h>
 
 #include "proc.h"
@@ -25,8 +26,8 @@ typedef struct sw_preparer {
     bool stopping, started;
     sw_prepared_fn done;
     sw_prep_batch *batch; /* sw_preparer_batch under way, or NULL */
-    bool batch_in;        /* the preparer's thread works on it */
-    uv_cond_t batch_done;
+    uint64_t batch_gen;   /* batches begun */
+    uint64_t joined_gen;  /* the last one the preparer's thread joined */
 } sw_preparer;
 
 int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done);
@@ -35,8 +36,9 @@ int sw_preparer_start(sw_preparer *pr, sw_runtime *rt, sw_prepared_fn done);
 int sw_preparer_submit(sw_preparer *pr, const sw_spawn *s, void *tag);
 /* Prepares the n spawns into out[] (NULL where preparing failed), the calling thread and the
  * preparer's sharing them (its queued jobs wait): a start of many services makes their
- * processes on two cores. Returns once all are made. Thread: one at a time, not the
- * preparer's. */
+ * processes on two cores. Returns once every spawn is claimed and the caller's are made, not
+ * waiting for the one the preparer's thread may still be on (its out[] stays NULL). Thread:
+ * one at a time, not the preparer's. */
 void sw_preparer_batch(sw_preparer *pr, const sw_spawn *spawns, sw_proc **out, size_t n);
 /* Stops the thread after the job it is on (whose process is discarded); jobs not begun are
  * dropped. Every job is reported, those with NULL. Joins. */
