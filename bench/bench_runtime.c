@@ -1,7 +1,8 @@
 /* Runtime benchmarks, each against a baseline measured in the same run:
  *  - ping-pong round trips between two processes (send + inbox receive, small table), against
  *    a raw C copy of the same table between two bare LuaJIT states (half a round trip each);
- *  - spawning idle processes: spawns/s and RSS per live process, against a bare LuaJIT state;
+ *  - spawning idle processes: spawns/s and RSS per live process, against a bare LuaJIT state,
+ *    and the RSS of idle processes that used base and string (opened on first use);
  *  - a service's resource accounting (docs/supervision.md "Resources"): ping-pong and
  *    spawning processes that end at once, inside a service against outside any (alternating
  *    rounds, medians);
@@ -81,6 +82,8 @@ static const char app[] =
     "      end\n"
     "  - name: idle\n    kind: process.lua\n    source: \"return function() "
     "process.inbox():receive() end\"\n"
+    "  - name: idle_builtins\n    kind: process.lua\n    source: \"return function() "
+    "local _ = tostring(1) .. ('x'):upper() process.inbox():receive() end\"\n"
     "  - name: quick\n    kind: process.lua\n    source: \"return function() end\"\n"
     "  - name: quick_spawner\n    kind: process.lua\n    source: |\n"
     "      return function(n)\n"
@@ -89,9 +92,9 @@ static const char app[] =
     "        return { n = time.now() - t0 }\n"
     "      end\n"
     "  - name: spawner\n    kind: process.lua\n    source: |\n"
-    "      return function(n)\n"
+    "      return function(n, id)\n"
     "        local t0 = time.now()\n"
-    "        for i = 1, n do process.spawn('b:idle') end\n"
+    "        for i = 1, n do process.spawn(id or 'b:idle') end\n"
     "        local dt = time.now() - t0\n"
     "        time.sleep(0.3)\n"
     "        return { n = dt }\n"
@@ -111,6 +114,19 @@ static double run_in(sw_runtime *rt, const char *id, const char *service, double
 static double run_process(sw_runtime *rt, const char *id, double arg)
 {
     return run_in(rt, id, NULL, arg);
+}
+
+/* Spawns n idle processes of entry idle from b:spawner; its time and the RSS they added. */
+static double spawn_idle(sw_runtime *rt, const char *idle, int n, long *rss_added)
+{
+    lua_State *L = luaL_newstate();
+    lua_pushnumber(L, n);
+    lua_pushstring(L, idle);
+    long before = rss_kb();
+    double dt = bench_run(rt, "b:spawner", NULL, L, 2);
+    *rss_added = rss_kb() - before;
+    lua_close(L);
+    return dt;
 }
 
 /* CPU time this process has used (all threads): what a round costs even when other programs
@@ -246,16 +262,20 @@ int main(int argc, char **argv)
     }
 
     if (spawns > 0) {
-        long before = rss_kb();
-        double spawn_dt = run_process(rt, "b:spawner", spawns);
-        long after = rss_kb();
+        long added;
+        double spawn_dt = spawn_idle(rt, "b:idle", spawns, &added);
         size_t live = sw_pidtable_live(&rt->pids);
         printf("spawn: %d processes in %.3f s = %.0f spawns/s (target >= 50000)\n", spawns,
                spawn_dt, spawns / spawn_dt);
         printf("  %zu alive, RSS +%ld KB = %.1f KB per idle process (target <= 18 KB); bare LuaJIT "
                "state %.1f KB\n",
-               live, after - before, (double)(after - before) / (double)(live ? live : 1),
-               bare_state_bytes() / 1024.0);
+               live, added, (double)added / (double)(live ? live : 1), bare_state_bytes() / 1024.0);
+        /* base and string open on first use: what an idle process that used them holds */
+        int more = spawns < 10000 ? spawns : 10000;
+        double more_dt = spawn_idle(rt, "b:idle_builtins", more, &added);
+        printf("  idle after using tostring and a string method: %.1f KB per process (%d more, "
+               "%.0f spawns/s)\n",
+               (double)added / more, more, more / more_dt);
     }
     if (round_trips > 0) accounting_cost(rt, "ping-pong round trips", "b:ping", round_trips / 3);
     if (spawns > 0) accounting_cost(rt, "spawns of processes that end", "b:quick_spawner", 20000);

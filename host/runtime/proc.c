@@ -126,8 +126,10 @@ static int start_main(lua_State *L)
         lua_insert(L, -2);
         lua_call(L, 1, 1);
     }
-    lua_State *co = lua_newthread(L);
-    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    /* The chunk's task is over: its coroutine runs main next (a new one would leave the old
+     * as garbage in every idle process), under a new id for whoever kept the chunk's. */
+    sw_task *main = p->main;
+    lua_State *co = chunk_co;
     lua_xmove(L, co, 1);
     int nargs = 0;
     if (p->args) {
@@ -138,10 +140,7 @@ static int start_main(lua_State *L)
         for (int i = 0; i < p->argc; i++) lua_pushstring(co, p->argv[i]);
         nargs = p->argc;
     }
-    sw_task *main = sw_task_new(p, co, ref);
-    if (!main) return luaL_error(L, "out of memory");
-    sw_task_free(p->main, L);
-    p->main = main;
+    main->id = ++p->next_task_id;
     p->phase = PHASE_MAIN;
     sw_task_make_ready(main, nargs);
     return 0;

@@ -144,8 +144,6 @@ static int vm_setup(lua_State *L)
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
         if (vm_counting(vm)) vm_hook_set(vm, vm->reductions);
     }
-    vm->co = lua_newthread(L);
-    luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
 
@@ -260,6 +258,10 @@ static int describe(lua_State *L)
 static sw_vm_status fail(sw_vm *vm, const char *msg)
 {
     finish(vm, SW_VM_FAILED);
+    if (!vm->co) { /* never started: nothing to describe */
+        set_error(vm, msg ? msg : "error");
+        return SW_VM_FAILED;
+    }
     if (msg && lua_checkstack(vm->co, 2)) {
         lua_pushstring(vm->L, msg);
         lua_xmove(vm->L, vm->co, 1);
@@ -297,6 +299,10 @@ sw_vm_status sw_vm_start(sw_vm *vm, int nargs)
         return finish(vm, SW_VM_KILLED);
     }
     lim = vm_limit_lift(vm);
+    if (!vm->co) { /* made here, not at creation: the runtime runs tasks of its own instead */
+        vm->co = lua_newthread(L);
+        luaL_ref(L, LUA_REGISTRYINDEX); /* pops it */
+    }
     if (!lua_checkstack(vm->co, nargs + 1)) {
         vm_limit_restore(vm, lim);
         return fail(vm, "sw_vm_start: too many arguments");

@@ -17,8 +17,10 @@
  * - globals: assert error getmetatable ipairs next pairs pcall print rawequal rawget rawset
  *   select setmetatable tonumber tostring type unpack xpcall load loadstring collectgarbage
  *   _G _VERSION string, and lazily (opened on first read, to keep idle processes small):
- *   table math bit coroutine, plus the host's sw_vm_set_libs. The globals' metatable is
- *   protected: getmetatable(_G) is false and setmetatable(_G, t) raises.
+ *   table math bit coroutine, plus the host's sw_vm_set_libs. The globals above open
+ *   together on first need too (a read or assignment of one of their names, or a string
+ *   method), which no process can tell apart from opening them at creation. The globals'
+ *   metatable is protected: getmetatable(_G) is false and setmetatable(_G, t) raises.
  * - never: io os debug jit ffi package require module dofile loadfile getfenv setfenv newproxy
  *   gcinfo string.dump. load/loadstring compile text only (a binary chunk: nil and "attempt
  *   to load a binary chunk ..."); collectgarbage accepts only "count"; getmetatable("") is

@@ -1,8 +1,8 @@
 /* A per-state heap for a LuaJIT state's small objects: bump allocation from chunks plus one
  * free list per 8-byte size class, and no header per block (Lua passes the old size on every
  * free and realloc). Large blocks pass through to malloc, except that blocks up to
- * SW_HEAP_CARVE_MAX are carved from the first chunk while it has room (a new state's string
- * table and stacks), so a fresh state lives in one chunk. A freed carved block stays unused
+ * SW_HEAP_CARVE_MAX are carved from the first chunk while it has room (a new state's global
+ * state, string table and stacks), so a fresh state lives in one chunk. A freed carved block stays unused
  * until the state closes (at most one chunk's worth). Closing a state frees its chunks in one
  * go. Not thread-safe: one thread at a time, as for the state it serves.
  *
@@ -33,7 +33,7 @@
 #define SW_HEAP_GRAIN     8   /* LuaJIT's own allocator aligns to 8 bytes too */
 #define SW_HEAP_SMALL_MAX 256 /* larger blocks come from malloc */
 #define SW_HEAP_CLASSES   (SW_HEAP_SMALL_MAX / SW_HEAP_GRAIN)
-#define SW_HEAP_CARVE_MAX 4096 /* larger blocks carved from the first chunk, up to this */
+#define SW_HEAP_CARVE_MAX 8192 /* larger blocks carved from the first chunk, up to this */
 
 typedef struct sw_heap_chunk sw_heap_chunk;
 

@@ -81,8 +81,10 @@ int vm_run_slice(sw_vm *vm, int nargs);
 /* ---- vm_sandbox.c ---- */
 
 /* Builds the process's globals on the fresh main state L (under lua_cpcall: raises when out
- * of memory): allow-listed base and string, the guarded xpcall, load, print, collectgarbage,
- * rawset, and the lazy globals; tostring and the allocating string fast functions are plain C
+ * of memory): only the metatables that open them on first need. Opened then: allow-listed base
+ * and string, the guarded xpcall, load, print, collectgarbage, rawset (all together, at the
+ * first read or assignment of one of their names or the first string method), and the lazy
+ * libraries (each at its first read); tostring and the allocating string fast functions are plain C
  * (vm_builtins_alloc_safe): any process may see an allocation fail, at its own limit or at the
  * host's memory cap, and LuaJIT's fast paths would then write over a live stack slot. */
 void vm_sandbox_open(lua_State *L);

@@ -20,7 +20,13 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#define N_BUILTIN_LAZY 7
+#define N_BUILTIN_LAZY  7
+/* vm->opened: bits 0..6 the lazy libraries below, then the host's (up to 32), then this. */
+#define BUILTINS_OPENED ((uint64_t)1 << 63)
+
+static void open_builtins(lua_State *L);
+static void need_builtins(lua_State *L);
+static int lazy_newindex(lua_State *L);
 
 /* Allow-lists, each sorted for listed(). */
 static const char *const base_allowed[] = {
@@ -70,6 +76,21 @@ typedef struct removals {
 } removals;
 static removals base_removals = {-1, {0}}, string_removals = {-1, {0}};
 static once_flag prepared = ONCE_FLAG_INIT;
+
+/* Globals the sandbox sets beside base_allowed (vm_sandbox_open's builtins). Sorted. */
+static const char *const sandbox_added[] = {"collectgarbage", "getfenv", "load", "loadstring",
+                                            "print",          "setfenv", NULL};
+
+/* A global name the builtins group defines or clears as it opens (open_builtins): reading
+ * or assigning one first must open the group, or the process would see the difference. */
+static int builtin_name(const char *k)
+{
+    if (base_removals.n < 0) return 1; /* not known: any name opens it */
+    if (listed(base_allowed, k) || listed(sandbox_added, k)) return 1;
+    for (int i = 0; i < base_removals.n; i++)
+        if (strcmp(base_removals.names[i], k) == 0) return 1;
+    return 0;
+}
 
 static void *plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -391,6 +412,7 @@ static int open_bit(lua_State *L) { return open_lib(L, luaopen_bit, bit_allowed)
 static int open_coroutine(lua_State *L)
 {
     int t;
+    need_builtins(L); /* luaopen_base makes it */
     lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
     lua_getfield(L, -1, "coroutine");
     t = lua_gettop(L);
@@ -430,6 +452,13 @@ static int lazy_index(lua_State *L)
     const sw_vm_lib *host = NULL;
     int b = -1, i;
     if (!k) return 0;
+    if (!(vm->opened & BUILTINS_OPENED) && builtin_name(k)) {
+        open_builtins(L);
+        lua_pushvalue(L, 2);
+        lua_rawget(L, LUA_GLOBALSINDEX);
+        if (!lua_isnil(L, -1)) return 1;
+        lua_pop(L, 1); /* a name it cleared, like coroutine: maybe a lazy one */
+    }
     for (i = 0; i < N_BUILTIN_LAZY; i++)
         if (!(vm->opened >> i & 1) && strcmp(builtin_lazy[i].name, k) == 0) b = i;
     for (i = 0; vm->libs && vm->libs[i].name && i < 32; i++)
@@ -449,9 +478,11 @@ static int lazy_index(lua_State *L)
  * replacing it would silently drop the lazy libraries. */
 static void sandbox_lazy(lua_State *L)
 {
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     lua_pushcfunction(L, lazy_index);
     lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, lazy_newindex);
+    lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, LUA_GLOBALSINDEX);
@@ -478,9 +509,20 @@ static void call_open(lua_State *L, lua_CFunction open)
     lua_call(L, 0, 0);
 }
 
-void vm_sandbox_open(lua_State *L)
+/* The builtins group: base and string, allow-listed, with the sandbox's own functions.
+ * Opened on first need (lazy_index, lazy_newindex, lazy_string_index) rather than at spawn:
+ * it is a third of a fresh state's memory and most of what spawning costs, and an idle
+ * process (one waiting in receive) never reads any of it. Opening it changes nothing a
+ * process can observe: every way to see a global goes through one of its names, a string's
+ * metatable, or an assignment, and each opens it first. */
+static void open_builtins(lua_State *L)
 {
-    call_once(&prepared, prepare);
+    sw_vm *vm = sw_vm_of(L);
+    vm->opened |= BUILTINS_OPENED;
+    lua_getmetatable(L, LUA_GLOBALSINDEX); /* assignments need no more watching */
+    lua_pushnil(L);
+    lua_setfield(L, -2, "__newindex");
+    lua_pop(L, 1);
     call_open(L, luaopen_base);
     call_open(L, luaopen_string);
     sandbox_base(L);
@@ -497,7 +539,46 @@ void vm_sandbox_open(lua_State *L)
     lua_setglobal(L, "print");
     sandbox_string(L);
     vm_builtins_alloc_safe(L);
+}
+
+static void need_builtins(lua_State *L)
+{
+    if (!(sw_vm_of(L)->opened & BUILTINS_OPENED)) open_builtins(L);
+}
+
+/* __newindex of the globals until the builtins are open: assigning one of their names
+ * (even nil) opens them first, so the assignment is not undone by opening them later. */
+static int lazy_newindex(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TSTRING && builtin_name(lua_tostring(L, 2))) need_builtins(L);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 0;
+}
+
+/* __index of strings until the builtins are open (luaopen_string then installs the real
+ * metatable): ("x"):upper() opens them and indexes again. */
+static int lazy_string_index(lua_State *L)
+{
+    if (sw_vm_of(L)->opened & BUILTINS_OPENED) return 0; /* opening failed half way (memory) */
+    open_builtins(L);
+    lua_settop(L, 2);
+    lua_gettable(L, 1);
+    return 1;
+}
+
+void vm_sandbox_open(lua_State *L)
+{
+    call_once(&prepared, prepare);
     sandbox_lazy(L);
+    lua_pushliteral(L, "");
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, lazy_string_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
 }
 
 void vm_sandbox_jit(lua_State *L)

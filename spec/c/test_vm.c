@@ -437,6 +437,35 @@ static void lazy_globals(void **state)
     sw_vm_free(vm);
 }
 
+/* base and string open on first need (vm_sandbox.c open_builtins): a fresh state holds
+ * none of them, and no order of first reads, writes or string methods shows it. */
+static void lazy_builtins(void **state)
+{
+    (void)state;
+    sw_vm *vm = sw_vm_new(NULL, &owner_token);
+    assert_non_null(vm);
+    assert_true(sw_vm_memory(vm) < 14 * 1024); /* ~20 KB with base and string open */
+    sw_vm_free(vm);
+    /* an assignment first: not undone when the builtins open afterwards */
+    assert_results("print = nil return type(print)", NULL, "nil");
+    assert_results("gcinfo = 1 return gcinfo, rawget(_G, 'gcinfo')", NULL, "1|1");
+    assert_results("x = 2 return x, rawget(_G, 'x'), type(pairs)", NULL, "2|2|function");
+    /* a string method first, then the protected string metatable */
+    assert_results("return ('ab'):upper(), getmetatable(''), ('x'):rep(3)", NULL, "AB|false|xxx");
+    assert_results("return #('abc'), 'a' .. 1, ('q'):len()", NULL, "3|a1|1");
+    /* a lazy library first, a builtin after; coroutine needs base */
+    assert_results("local f = math.floor return f(2.5), type(tostring), type(coroutine.wrap)", NULL,
+                   "2|function|function");
+    assert_results("return rawget(_G, 'coroutine'), rawget(_G, 'newproxy'), _VERSION", NULL,
+                   "nil|nil|Lua 5.1");
+    /* out of memory while opening them: the process fails, whatever catches the error */
+    sw_vm_limits tight = {16 * 1024, SW_VM_REDUCTIONS_DEFAULT, 0};
+    assert_fails_with("pcall(function() return ('x'):upper() end) return ('y'):upper()", &tight,
+                      "memory limit exceeded");
+    assert_fails_with("pcall(function() return type end) return type(1)", &tight,
+                      "memory limit exceeded");
+}
+
 /* ---- preemption and coroutines ---------------------------------------------------------- */
 
 static void s5_plain_loop_is_preempted(void **state)
@@ -1338,6 +1367,7 @@ int main(void)
         cmocka_unit_test(print_writes_one_line),
         cmocka_unit_test(owner_visible_from_coroutines),
         cmocka_unit_test(lazy_globals),
+        cmocka_unit_test(lazy_builtins),
         cmocka_unit_test(s5_plain_loop_is_preempted),
         cmocka_unit_test(preempted_inside_pcall_and_metamethods),
         cmocka_unit_test(no_preemption_where_yield_is_impossible),
