@@ -1,6 +1,7 @@
 /* Supervisor benchmarks, each printed with its target and a baseline from the same run:
  *  - restart throughput: a service that fails at once, zero backoff, counted over a run of
  *    restarts; the first and last 10,000 (1,000 in short runs) are timed apart to show it stays flat;
+ *    then again with 10,000 idle services running beside it (flat in the host's size too);
  *  - beside the plain restart, in the same run: a service whose process spawns 10 children
  *    each run (its tree is ended before each restart: docs/supervision.md "A service owns its
  *    processes"), and a child restarted by a supervisor in Lua (the `supervisor` module);
@@ -141,6 +142,40 @@ static double run(const char *yaml, int mode, int64_t target, probe *out)
     return run_files(&one, 1, mode, target, out);
 }
 
+/* The plain failing service again, with `others` idle services running beside it: a restart
+ * should cost the same in a host of 10,000 services as alone (linear in the host's size). The
+ * rate after the first window, leaving out the others' start; alone is the plain one's. */
+static void restarts_among(int64_t n, int others, double alone)
+{
+    text t = {0};
+    put(&t,
+        "namespace: b\nentries:\n"
+        "  - { name: crash, kind: process.lua, source: \"return function() error('boom') end\" }\n"
+        "  - name: svc\n    kind: process.service\n    process: crash\n"
+        "    lifecycle: { auto_start: true, restart: { initial_delay: 0, max_delay: 0, jitter: "
+        "0 } }\n"
+        "  - name: serve\n    kind: process.lua\n    source: |\n"
+        "      return function()\n"
+        "        repeat local e = process.events():receive() until e.kind == "
+        "process.event.CANCEL\n"
+        "      end\n");
+    char line[160];
+    for (int i = 0; i < others; i++) {
+        snprintf(line, sizeof line,
+                 "  - { name: o%d, kind: process.service, process: serve, lifecycle: { "
+                 "auto_start: true } }\n",
+                 i);
+        put(&t, line);
+    }
+    probe p;
+    run(t.s, 0, n, &p);
+    free(t.s);
+    double rate = (double)(n - p.window) / (p.t_done - p.t_first);
+    printf("  the same with %d other services running: %.0f restarts/s (ratio %.2f to alone: "
+           "flat in the host's size stays near 1)\n",
+           others, rate, rate / alone);
+}
+
 static void restarts(int64_t n)
 {
     const char *yaml =
@@ -160,6 +195,7 @@ static void restarts(int64_t n)
     printf("  first %.0f: %.0f restarts/s; last %.0f: %.0f restarts/s (flat: the ratio stays near "
            "1; %.2f)\n",
            w, w / first, w, w / last, (w / last) / (w / first));
+    restarts_among(n, 10000, (double)(n - p.window) / (p.t_done - p.t_first));
 }
 
 /* The restarts/s of the service in yaml (its first), zero backoff, over n restarts. */

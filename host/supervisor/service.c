@@ -115,6 +115,7 @@ void svc_enter(sw_svc *v, sw_svc_sub sub, const char *reason, int64_t next_ns)
     }
     sup_log_state(v->sup, v->entry->id, sw_svc_view(sub), v->attempt + 1, reason, next_ns);
     sup_shutdown_touched(v);
+    sup_touch(v);
 }
 
 void svc_block(sw_svc *v, const char *reason) { svc_enter(v, SW_SUB_BLOCKED, reason, -1); }
@@ -124,6 +125,7 @@ void svc_mark_for_good(sw_svc *v)
     if (at_rest(v->sub)) shift(v, svc_for_good_of(v->sub));
     else v->ends_for_good = true;
     v->sup->changed = true;
+    sup_touch(v);
 }
 
 void svc_fresh(sw_svc *v)
@@ -134,6 +136,7 @@ void svc_fresh(sw_svc *v)
     v->ends_for_good = false;
     v->attempt = 0;
     v->sup->changed = true;
+    sup_touch(v);
 }
 
 /* ---- timers (each an entry point: it ends with the supervisor's settle) ---- */
@@ -171,8 +174,10 @@ void svc_tree_timeout_fired(uv_timer_t *t)
 void svc_backoff_fired(uv_timer_t *t)
 {
     sw_svc *v = t->data;
+    v->sup->local = true; /* one service's own restart: its reconcile looks at it alone */
     shift(v, v->sub == SW_SUB_BACKOFF_STOPPED ? SW_SUB_STOPPED : SW_SUB_FAILED);
     sup_settle(v->sup);
+    v->sup->local = false;
 }
 
 /* ---- stopping ---- */

@@ -37,6 +37,12 @@ bool svc_started(const sw_svc *v);
 /* STARTING: launches a run with its standby or a new process (or awaits the standby being
  * prepared). A launch that fails ends FAILED_FOR_GOOD. */
 void svc_start(sw_svc *v);
+/* Makes the processes of the next runs of vs[0..n) now (up to 64), as their standbys (not for
+ * one that has one, or one being prepared), on this thread and the preparer's together: a
+ * reconcile that starts many services makes their processes first, then launches them in a
+ * burst, so a worker takes the burst in one wake-up instead of being woken for each. Not
+ * logged; a failure is left to svc_start. */
+void svc_prepare_ahead(sw_svc *const *vs, size_t n);
 /* READY=1 from run pid (ignored unless it is the current run and it is starting). */
 void svc_ready(sw_svc *v, uint64_t pid);
 

@@ -41,6 +41,7 @@ static inline void shift(sw_svc *v, sw_svc_sub sub)
 {
     v->sub = sub;
     v->sup->changed = true;
+    sup_touch(v);
 }
 
 /* ---- timers (service.c; each an entry point: it ends with the supervisor's settle) ---- */

@@ -76,6 +76,34 @@ static void build_spawn(sw_svc *v, sw_spawn *sp)
     if (v->entry->kind == SW_KIND_HTTP_SERVICE) sw_runtime_http_service(s->rt, sp);
 }
 
+void svc_prepare_ahead(sw_svc *const *vs, size_t n)
+{
+    enum { MOST = 64 };
+    sw_spawn sp[MOST];
+    sw_proc *made[MOST];
+    sw_svc *of[MOST];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < MOST; i++) {
+        sw_svc *v = vs[i];
+        if (v->standby || v->preparing || service_args(v) != 0) continue;
+        build_spawn(v, &sp[k]);
+        of[k++] = v;
+    }
+    if (!k) return;
+    sw_supervisor *s = of[0]->sup;
+    if (k > 1 &&
+        (s->preparer.started || sw_preparer_start(&s->preparer, s->rt, sup_on_prepared) == 0)) {
+        sw_preparer_batch(&s->preparer, sp, made, k);
+    } else {
+        char err[8]; /* a failure is made again, and reported, by its launch */
+        for (size_t i = 0; i < k; i++) made[i] = sw_proc_prepare(s->rt, &sp[i], err, sizeof err);
+    }
+    for (size_t i = 0; i < k; i++) {
+        of[i]->standby = made[i];
+        of[i]->standby_of = of[i]->entry;
+    }
+}
+
 /* Starts the run with process p (prepared), or prepares one now if p is NULL. */
 static void launch_run(sw_svc *v, sw_proc *p)
 {

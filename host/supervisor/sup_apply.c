@@ -99,6 +99,7 @@ static void apply_step(sw_supervisor *s, const sup_step *st)
 
 void sup_apply(sw_supervisor *s, sup_plan *p)
 {
+    if (p->n) s->scan_all = true; /* holds, wants and groups: more than the touched list says */
     for (size_t i = 0; i < p->n; i++) apply_step(s, &p->v[i]);
     plan_free(p);
 }
@@ -153,38 +154,170 @@ static bool block(sw_svc *v, const sw_svc *dep)
     return true; /* its own dependents are blocked too */
 }
 
-/* Starts whatever can start; marks services whose dependency will not run by itself. */
-static void start_what_can(sw_supervisor *s)
+/* Whether service i would start now: wanted, free, down and every dependency running. */
+static bool startable(sw_supervisor *s, size_t i)
 {
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (size_t i = 0; i < s->n; i++) {
-            sw_svc *v = s->svcs[i];
-            if (!v->wanted || v->held_by || !svc_idle(v)) continue;
-            bool for_good;
-            const sw_svc *dep = pending_dependency(s, i, &for_good);
-            if (!dep) {
-                svc_start(v);
-                changed = true;
-            } else if (for_good) {
-                changed = block(v, dep) || changed;
-            }
+    sw_svc *v = s->svcs[i];
+    bool for_good;
+    return v->wanted && !v->held_by && svc_idle(v) && !pending_dependency(s, i, &for_good);
+}
+
+/* ---- what the reconcile looks at ---- */
+
+void sup_touch(sw_svc *v)
+{
+    sw_supervisor *s = v->sup;
+    if (!s->local || s->scan_all || v->touched || v->index >= s->n) return;
+    if (s->n_touched == s->cap_touched) {
+        size_t cap = s->cap_touched ? s->cap_touched * 2 : 16;
+        sw_svc **t = realloc(s->touched, cap * sizeof *t);
+        if (!t) {
+            s->scan_all = true; /* out of memory: look at everything */
+            return;
+        }
+        s->touched = t;
+        s->cap_touched = cap;
+    }
+    /* earlier and later siblings wait for each other (sup_sibling_pending): a grouped service
+     * changes more than itself and its dependents */
+    if (v->group) {
+        s->scan_all = true;
+        return;
+    }
+    v->touched = true;
+    s->touched[s->n_touched++] = v;
+}
+
+static void forget_touched(sw_supervisor *s)
+{
+    for (size_t k = 0; k < s->n_touched; k++) s->touched[k]->touched = false;
+    s->n_touched = 0;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The services touched since the last look and their dependents (those whose start may have
+ * changed), in graph order, once each; the list is emptied. NULL when out of memory. */
+static size_t *take_touched(sw_supervisor *s, size_t *n)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < s->n_touched; k++) total += 1 + s->touched[k]->n_dependents;
+    size_t *idx = malloc((total ? total : 1) * sizeof *idx);
+    if (!idx) return NULL;
+    size_t m = 0;
+    for (size_t k = 0; k < s->n_touched; k++) {
+        const sw_svc *v = s->touched[k];
+        idx[m++] = v->index;
+        for (size_t d = 0; d < v->n_dependents; d++) idx[m++] = v->dependents[d];
+    }
+    forget_touched(s);
+    qsort(idx, m, sizeof *idx, by_index);
+    size_t u = 0;
+    for (size_t k = 0; k < m; k++)
+        if (u == 0 || idx[u - 1] != idx[k]) idx[u++] = idx[k];
+    *n = u;
+    return idx;
+}
+
+/* ---- starting ---- */
+
+/* The services one pass looks at: all of them in graph order (idx NULL), or those of idx. */
+typedef struct pass {
+    const size_t *idx;
+    size_t n;
+} pass;
+
+static size_t at(const pass *p, size_t k) { return p->idx ? p->idx[k] : k; }
+
+/* The processes of the next services that start in this pass (up to AHEAD from its k-th) are
+ * made first, on two threads, then launched as the pass reaches each: the workers take them
+ * in bursts, each woken once for many (service.h svc_prepare_ahead). Returns where the
+ * look-ahead stopped: each service is looked at once more per pass. */
+enum { AHEAD = 64 };
+
+static size_t prepare_ahead(sw_supervisor *s, const pass *p, size_t k)
+{
+    sw_svc *next[AHEAD];
+    size_t n = 0;
+    for (; k < p->n && n < AHEAD; k++)
+        if (startable(s, at(p, k))) next[n++] = s->svcs[at(p, k)];
+    svc_prepare_ahead(next, n);
+    return k;
+}
+
+/* Starts each service of the pass that can start; marks those whose dependency will not run
+ * by itself. true if any changed. */
+static bool start_pass(sw_supervisor *s, const pass *p)
+{
+    bool changed = false;
+    size_t ahead = 0; /* the services before it have their processes made */
+    for (size_t k = 0; k < p->n; k++) {
+        size_t i = at(p, k);
+        sw_svc *v = s->svcs[i];
+        if (!v->wanted || v->held_by || !svc_idle(v)) continue;
+        bool for_good;
+        const sw_svc *dep = pending_dependency(s, i, &for_good);
+        if (!dep) {
+            if (k >= ahead) ahead = prepare_ahead(s, p, k);
+            svc_start(v);
+            changed = true;
+        } else if (for_good) {
+            changed = block(v, dep) || changed;
         }
     }
+    return changed;
+}
+
+/* Starts whatever can start, until nothing more can. In a batch of worker messages it looks
+ * at the services they changed and at their dependents, then at what that changed, and so
+ * on: a restart in a host of 10,000 services costs what it costs alone. Elsewhere, or when
+ * the changes were more than the list says, it scans every service. */
+static void start_what_can(sw_supervisor *s)
+{
+    while (s->local && !s->scan_all && s->n_touched) {
+        size_t n;
+        size_t *idx = take_touched(s, &n);
+        if (!idx) {
+            s->scan_all = true;
+            break;
+        }
+        start_pass(s, &(pass){.idx = idx, .n = n});
+        free(idx);
+    }
+    if (s->scan_all || !s->local) {
+        forget_touched(s);
+        while (start_pass(s, &(pass){.n = s->n})) {
+        }
+        s->scan_all = false;
+    }
+    forget_touched(s);
 }
 
 /* READY=1 once every wanted service runs or has ended for good (a service in backoff is not
  * ready: a crash loop at start keeps `systemctl start` waiting, as it should). */
+static bool holds_ready(const sw_svc *v)
+{
+    sw_svc_state st = sw_svc_state_of(v);
+    return v->wanted && st != SW_SVC_RUNNING && !sw_svc_for_good(v) &&
+           !(st == SW_SVC_INACTIVE && v->reason);
+}
+
+/* The service that held READY back last time is looked at first, then those after it, then
+ * those before: while services come up in graph order, each look is short. */
 static void maybe_ready(sw_supervisor *s)
 {
     if (s->ready_sent || s->shutting_down) return;
-    for (size_t i = 0; i < s->n; i++) {
-        const sw_svc *v = s->svcs[i];
-        sw_svc_state st = sw_svc_state_of(v);
-        if (v->wanted && st != SW_SVC_RUNNING && !sw_svc_for_good(v) &&
-            !(st == SW_SVC_INACTIVE && v->reason))
+    size_t from = s->ready_blocker < s->n ? s->ready_blocker : 0;
+    for (size_t k = 0; k < s->n; k++) {
+        size_t i = (from + k) % s->n;
+        if (holds_ready(s->svcs[i])) {
+            s->ready_blocker = i;
             return;
+        }
     }
     s->ready_sent = true;
     if (s->notify) s->notify(s->notify_arg, "READY=1");
@@ -251,17 +384,33 @@ static bool in_stop_set(const sw_svc *v)
     return (!v->wanted && sw_svc_for_good(v)) || v->held_by;
 }
 
+static bool touched_in_stop_set(const sw_supervisor *s)
+{
+    for (size_t k = 0; k < s->n_touched; k++)
+        if (in_stop_set(s->touched[k])) return true;
+    return false;
+}
+
 /* A stop by hand or a restart in progress goes on with its next wave; then the holds whose set
- * is down are released. Nothing to do (and nothing allocated) when no service is in a set. */
+ * is down are released. Nothing to do (and nothing allocated) when no service is in a set. In
+ * a batch of worker messages, nothing to look at either when the last look left nothing to
+ * stop or release and no service they changed is in a set (a service stopped by hand stays in
+ * its set, down, for good: it must not cost every later reconcile a scan). */
 static void continue_stops(sw_supervisor *s)
 {
+    if (s->local && !s->scan_all && !s->stop_sets && !touched_in_stop_set(s)) return;
     size_t first = 0;
     while (first < s->n && !in_stop_set(s->svcs[first])) first++;
+    s->stop_sets = first < s->n;
     if (first == s->n) return;
     bool *set = calloc(s->n, 1);
     if (!set) return;
-    for (size_t i = first; i < s->n; i++) set[i] = in_stop_set(s->svcs[i]);
-    stop_wave(s, set);
+    bool held = false;
+    for (size_t i = first; i < s->n; i++) {
+        set[i] = in_stop_set(s->svcs[i]);
+        held = held || s->svcs[i]->held_by;
+    }
+    s->stop_sets = stop_wave(s, set) || held; /* what is left to stop or release */
     free(set);
     sup_plan p = {0};
     sup_group_releases(s, &p);
@@ -312,10 +461,13 @@ static void tell_change(sw_supervisor *s)
 {
     if (s->telling) return;
     s->telling = true;
+    bool local = s->local;
+    s->local = false; /* what the subscriber calls back is an entry point of its own */
     while (s->changed) {
         s->changed = false;
         if (s->on_change) s->on_change(s->on_change_arg);
     }
+    s->local = local;
     s->telling = false;
 }
 

@@ -54,6 +54,10 @@ void sup_apply(sw_supervisor *s, sup_plan *p);
 void sup_settle(sw_supervisor *s);
 /* Arms a one-shot timer ns from now (never early: refreshes libuv's cached clock). */
 void sup_arm(uv_timer_t *t, uv_timer_cb cb, int64_t ns);
+/* v's state changed (service.c's transitions): the reconcile of a batch of worker messages
+ * looks at v and its dependents. A change it cannot follow so (a plan applied, a grouped
+ * service, memory) sets s->scan_all instead. */
+void sup_touch(sw_svc *v);
 /* Logs one "service state" event for an id, a service's or a group's; marks a change
  * (service.c). */
 void sup_log_state(sw_supervisor *s, const char *id, sw_svc_state st, int64_t attempt,

@@ -153,6 +153,8 @@ static void ended(sw_supervisor *s, sw_svc *v, const sw_sup_msg *m)
 
 static void handle(sw_supervisor *s, sw_sup_msg *m)
 {
+    if (m->type == MSG_SERVICE || m->type == MSG_VALIDATED || m->type == MSG_HEALTH)
+        s->scan_all = true; /* they may change more than one service's own state */
     if (m->type == MSG_STANDBY) svc_standby_arrived(m->svc, m->proc, m->entry);
     else if (m->type == MSG_READY) svc_ready(m->svc, m->pid);
     else if (m->type == MSG_SERVICE) service_request(s, &m->rq);
@@ -188,8 +190,10 @@ void sup_drain(sw_supervisor *s)
 static void on_wake(sw_wake *w)
 {
     sw_supervisor *s = w->data;
+    s->local = true; /* the reconcile looks at the services these messages changed */
     sup_drain(s);
     if (s->changed) sup_settle(s);
+    s->local = false;
 }
 
 /* ---- start and shutdown ---- */
@@ -526,6 +530,7 @@ int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const 
     uv_timer_init(loop, &s->shutdown_timer);
     s->shutdown_timer.data = s;
     s->by_hand.sup = s;
+    s->scan_all = true;
     for (size_t i = 0; i < s->n; i++) s->svcs[i] = svc_new(s, i);
     build_dependents(s);
     sup_groups_build(s);
@@ -555,5 +560,6 @@ void sw_supervisor_close(sw_supervisor *s)
     sw_registry_free(s->reg);
     free(s->reload_errors);
     sup_shutdown_free(s);
+    free(s->touched);
     pthread_mutex_destroy(&s->lock);
 }

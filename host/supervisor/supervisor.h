@@ -130,6 +130,7 @@ typedef struct sw_svc {
         char *last_error;       /* the last failed check's error, or NULL */
     } live;
     unsigned open_handles; /* timers still to close before it is freed */
+    bool touched;          /* in the supervisor's list of services to reconcile (sup_touch) */
     bool held_for_change;  /* --watch: failed after a change, starts again at the next one */
 } sw_svc;
 
@@ -215,6 +216,14 @@ struct sw_supervisor {
      * restart holds the service until the next reload that applies instead */
     bool hold_failures;
     struct sup_shutdown *shutdown; /* the shutdown's stop order (sup_shutdown.c), or NULL */
+    /* The reconcile looks at what changed (sup_apply.c): in a batch of worker messages
+     * (`local`), the services with a transition and their dependents; a full scan at other
+     * entry points, and when something changed that the list cannot say (`scan_all`). */
+    bool local, scan_all;
+    bool stop_sets;       /* the last look left a service to stop or release (continue_stops) */
+    size_t ready_blocker; /* the service that held READY=1 back at the last look */
+    sw_svc **touched;
+    size_t n_touched, cap_touched;
 };
 
 /* Every function here runs on the loop's thread, and none calls back into its caller except
