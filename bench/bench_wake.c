@@ -23,6 +23,19 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Seconds from starting both threads (b first, then a; then kick, if any) until both end. */
+static double timed_pair(uv_thread_cb run, void *a, void *b, void (*kick)(void *), void *arg)
+{
+    uv_thread_t ta, tb;
+    double t0 = now();
+    uv_thread_create(&tb, run, b);
+    uv_thread_create(&ta, run, a);
+    if (kick) kick(arg);
+    uv_thread_join(&ta);
+    uv_thread_join(&tb);
+    return now() - t0;
+}
+
 /* ---- uv_async ---- */
 
 typedef struct side {
@@ -45,6 +58,8 @@ static void on_wake(uv_async_t *a)
 
 static void run_loop(void *arg) { uv_run(&((side *)arg)->loop, UV_RUN_DEFAULT); }
 
+static void kick_async(void *wake) { uv_async_send(wake); }
+
 static double async_rate(long n)
 {
     atomic_long count = n;
@@ -57,14 +72,7 @@ static double async_rate(long n)
         uv_async_init(&both[i]->loop, &both[i]->wake, on_wake);
         both[i]->wake.data = both[i];
     }
-    uv_thread_t ta, tb;
-    double t0 = now();
-    uv_thread_create(&tb, run_loop, &b);
-    uv_thread_create(&ta, run_loop, &a);
-    uv_async_send(&b.wake);
-    uv_thread_join(&ta);
-    uv_thread_join(&tb);
-    double dt = now() - t0;
+    double dt = timed_pair(run_loop, &a, &b, kick_async, &b.wake);
     uv_loop_close(&a.loop);
     uv_loop_close(&b.loop);
     return n / dt;
@@ -121,13 +129,7 @@ static double park_rate(long n)
         uv_loop_init(&both[i]->loop);
         if (sw_park_init(&both[i]->park, &both[i]->loop) != 0) exit(1);
     }
-    uv_thread_t ta, tb;
-    double t0 = now();
-    uv_thread_create(&tb, run_parker, &b);
-    uv_thread_create(&ta, run_parker, &a);
-    uv_thread_join(&ta);
-    uv_thread_join(&tb);
-    double dt = now() - t0;
+    double dt = timed_pair(run_parker, &a, &b, NULL, NULL);
     uv_loop_close(&a.loop);
     uv_loop_close(&b.loop);
     return n / dt;
