@@ -103,27 +103,117 @@ static void push_head(lua_State *L, int idx)
     lua_remove(L, lines);
 }
 
-/* respond(status, headers, body, json): the handler's answer (lua/http_handler.lua). */
+/* Logs a request's failure (its error, the endpoint, the handler's pid) and answers it 500;
+ * the error is never sent. */
+static void fail_request(htoken *t, uint64_t pid, const char *error)
+{
+    t->answered = true;
+    static const char body[] = "internal server error\n";
+    sw_hsrv_respond(&t->tok, 500, "", 0, body, sizeof body - 1, false);
+    char spid[32];
+    sw_pid_format(pid, spid, sizeof spid);
+    sw_log_field f[] = {
+        {.key = "endpoint", .type = SW_LF_STR, .s = t->endpoint->id},
+        {.key = "error", .type = SW_LF_STR, .s = error},
+        {.key = "pid", .type = SW_LF_STR, .s = spid},
+    };
+    sw_log_write(t->log, SW_LOG_ERROR, t->identity, "handler failed", f, 3);
+}
+
+/* Pushes tostring(v) of the value at idx, as the base library makes it, and returns it. Done
+ * here, not in Lua: a handler that never reads a builtin never opens them (docs/lua-api.md
+ * "Sandbox"), and a hello-world handler reads none. */
+static const char *push_text(lua_State *L, int idx)
+{
+    if (luaL_callmeta(L, idx, "__tostring")) {
+        if (lua_isstring(L, -1)) return lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+    case LUA_TSTRING: lua_pushvalue(L, idx); return lua_tostring(L, -1);
+    case LUA_TNIL: lua_pushliteral(L, "nil"); break;
+    case LUA_TBOOLEAN: lua_pushstring(L, lua_toboolean(L, idx) ? "true" : "false"); break;
+    default: lua_pushfstring(L, "%s: %p", luaL_typename(L, idx), lua_topointer(L, idx));
+    }
+    return lua_tostring(L, -1);
+}
+
+/* {status, headers, body} as the handler returned it. */
+typedef struct answer {
+    lua_Integer status;
+    const char *body;
+    size_t body_len;
+    bool json;
+} answer;
+
+/* body (a table) as JSON with the process's json module: 0, or -1 with why pushed. */
+static int encode_body(lua_State *L, int body, answer *a)
+{
+    lua_getglobal(L, "json");
+    lua_getfield(L, -1, "encode");
+    lua_pushvalue(L, body);
+    lua_call(L, 1, 2);
+    if (lua_isnil(L, -2)) {
+        lua_pushfstring(L, "body: %s", push_text(L, -1));
+        return -1;
+    }
+    a->body = lua_tolstring(L, -2, &a->body_len);
+    a->json = true;
+    return 0;
+}
+
+/* The handler's return values (res, err at 1 and 2) -> a, its headers left at 4; NULL, or why
+ * it is no answer (docs/lua-api.md "HTTP server": the response table). */
+static const char *read_answer(lua_State *L, answer *a)
+{
+    lua_settop(L, 2);
+    if (lua_isnil(L, 1)) return push_text(L, 2);
+    if (!lua_istable(L, 1))
+        return lua_pushfstring(L, "the handler returned a %s, expected {status, headers, body}",
+                               luaL_typename(L, 1));
+    lua_getfield(L, 1, "status");  /* 3 */
+    lua_getfield(L, 1, "headers"); /* 4 */
+    lua_getfield(L, 1, "body");    /* 5 */
+    a->status = 200;
+    if (lua_toboolean(L, 3)) {
+        if (lua_type(L, 3) != LUA_TNUMBER)
+            return lua_pushfstring(L, "status: expected a number, got %s", luaL_typename(L, 3));
+        a->status = lua_tointeger(L, 3);
+    }
+    a->body = "";
+    a->body_len = 0;
+    a->json = false;
+    if (lua_istable(L, 5)) return encode_body(L, 5, a) == 0 ? NULL : lua_tostring(L, -1);
+    if (!lua_isnil(L, 5))
+        a->body = lua_type(L, 5) == LUA_TSTRING
+                      ? lua_tolstring(L, 5, &a->body_len)
+                      : (push_text(L, 5), lua_tolstring(L, -1, &a->body_len));
+    return NULL;
+}
+
+/* respond(res, err): the handler's return values, answered (lua/http_handler.lua). A value
+ * that is no answer is logged and answered 500; a bad status or header raises (the process
+ * fails, and handler_exit answers 500 with the traceback). */
 static int h_respond(lua_State *L)
 {
     htoken *t = lua_touserdata(L, lua_upvalueindex(1));
-    lua_Integer status = luaL_checkinteger(L, 1);
-    size_t body_len, head_len;
-    const char *body = luaL_optlstring(L, 3, "", &body_len);
-    bool json = lua_toboolean(L, 4);
-    if (status < 100 || status > 999) luaL_error(L, "response status %d: not 100-999", (int)status);
-    push_head(L, 2);
+    answer a;
+    const char *why = read_answer(L, &a);
+    if (why) {
+        if (!t->answered && t->tok.srv) fail_request(t, sw_proc_of(L)->id, why);
+        return 0;
+    }
+    if (a.status < 100 || a.status > 999)
+        luaL_error(L, "response status %d: not 100-999", (int)a.status);
+    push_head(L, 4);
+    size_t head_len;
     const char *head = lua_tolstring(L, -1, &head_len);
     bool first = !t->answered;
     t->answered = true;
-    if (!first || !t->tok.srv ||
-        sw_hsrv_respond(&t->tok, (int)status, head, head_len, body, body_len, json) != 0) {
-        lua_pushnil(L);
-        lua_pushliteral(L, "closed");
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    if (first && t->tok.srv)
+        sw_hsrv_respond(&t->tok, (int)a.status, head, head_len, a.body, a.body_len, a.json);
+    return 0;
 }
 
 /* Pushes s[0..n) with %XX decoded (and '+' as a space, for a query). */
@@ -185,6 +275,16 @@ static size_t count_pairs(const char *p, size_t len)
     return n / 2;
 }
 
+/* req:json(): the body decoded by the process's json module (nil, err when it is no JSON). */
+static int req_json(lua_State *L)
+{
+    lua_getglobal(L, "json");
+    lua_getfield(L, -1, "decode");
+    lua_getfield(L, 1, "body");
+    lua_call(L, 1, LUA_MULTRET);
+    return lua_gettop(L) - 2;
+}
+
 static void push_request(lua_State *L, const sw_hsrv_request *r, const htoken *t)
 {
     lua_createtable(L, 0, 8);
@@ -204,6 +304,12 @@ static void push_request(lua_State *L, const sw_hsrv_request *r, const htoken *t
     lua_setfield(L, -2, "body");
     lua_pushstring(L, r->remote);
     lua_setfield(L, -2, "remote");
+    lua_createtable(L, 0, 1); /* its metatable: {__index = {json = req_json}} */
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, req_json);
+    lua_setfield(L, -2, "json");
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
 }
 
 /* main_hook of a handler: the endpoint's function at the top -> the main of
@@ -231,17 +337,7 @@ static void handler_exit(void *arg, uint64_t pid, const sw_exit_info *info)
 {
     htoken *t = arg;
     if (t->answered || !t->tok.srv || !sw_hsrv_request_of(&t->tok)) return;
-    t->answered = true;
-    static const char body[] = "internal server error\n";
-    sw_hsrv_respond(&t->tok, 500, "", 0, body, sizeof body - 1, false);
-    char spid[32];
-    sw_pid_format(pid, spid, sizeof spid);
-    sw_log_field f[] = {
-        {.key = "endpoint", .type = SW_LF_STR, .s = t->endpoint->id},
-        {.key = "error", .type = SW_LF_STR, .s = info->error ? info->error : "no response"},
-        {.key = "pid", .type = SW_LF_STR, .s = spid},
-    };
-    sw_log_write(t->log, SW_LOG_ERROR, t->identity, "handler failed", f, 3);
+    fail_request(t, pid, info->error ? info->error : "no response");
 }
 
 /* ---- starting one ---- */

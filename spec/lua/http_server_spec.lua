@@ -81,17 +81,22 @@ describe("http server", function()
         "405\t405\tGET, PUT",
         "raise\t500\ttext/plain; charset=utf-8\tinternal server error\n",
         "fail\t500\ttext/plain; charset=utf-8\tinternal server error\n",
+        "shape\t500\ttext/plain; charset=utf-8\tinternal server error\n",
+        "number body\t202\ttext/plain; charset=utf-8\t42",
         "413\t413\ttext/plain; charset=utf-8\tPayload Too Large\n",
         "431\t431\ttext/plain; charset=utf-8\tRequest Header Fields Too Large\n",
         "400\t400\ttext/plain; charset=utf-8\tBad Request\n",
         "400 closes\tnil\tclosed"), out)
       assert.is_nil(out:find("secret detail", 1, true))
-      local failed = host:wait("two handler failures", function()
+      local failed = host:wait("three handler failures", function()
         local f = log_events(host, "handler failed")
-        return #f == 2 and f
+        return #f == 3 and f
       end)
-      local raised, returned = failed[1], failed[2]
-      if raised.error == "the database is down" then raised, returned = returned, raised end
+      local by_endpoint = {}
+      for _, e in ipairs(failed) do by_endpoint[e.endpoint] = e end
+      local raised, returned = by_endpoint["app:raise_ep"], by_endpoint["app:fail_ep"]
+      assert.are.equal("the handler returned a string, expected {status, headers, body}",
+                       by_endpoint["app:shape_ep"].error)
       assert.are.equal("error", raised.level)
       assert.are.equal("app:raise_ep", raised.endpoint)
       assert.matches("secret detail in the handler\nstack traceback:", raised.error, 1, true)
