@@ -157,8 +157,9 @@ static void close_state(sw_vm *vm)
 
 sw_vm *sw_vm_new(const sw_vm_limits *lim, void *owner)
 {
-    sw_vm *vm = calloc(1, sizeof *vm);
+    sw_vm *vm = aligned_alloc(SW_VM_LINE, (sizeof *vm + SW_VM_LINE - 1) / SW_VM_LINE * SW_VM_LINE);
     if (!vm) return NULL;
+    memset(vm, 0, sizeof *vm);
     vm->owner = owner;
     vm->reductions = !lim ? SW_VM_REDUCTIONS_DEFAULT : lim->reductions > 0 ? lim->reductions : 0;
     vm->jit = lim ? lim->jit : 0;

@@ -38,12 +38,12 @@
 typedef struct sw_heap_chunk sw_heap_chunk;
 
 typedef struct sw_heap {
-    void *free[SW_HEAP_CLASSES]; /* free blocks of class i: sizes i*8+1 .. (i+1)*8 */
-    char *cur, *end;             /* unused space of the newest chunk */
-    sw_heap_chunk *chunks;
+    char *cur, *end;         /* unused space of the newest chunk */
     char *first, *first_end; /* the first chunk's payload: where large blocks are carved */
-    size_t next_chunk;       /* size of the next chunk to get */
     int closing;             /* frees of small blocks are no-ops: chunks go all at once */
+    size_t next_chunk;       /* size of the next chunk to get */
+    sw_heap_chunk *chunks;
+    void *free[SW_HEAP_CLASSES]; /* free blocks of class i: sizes i*8+1 .. (i+1)*8 */
 } sw_heap;
 
 /* An empty heap whose first chunk holds first_chunk bytes (rounded to the grain; 0: a

@@ -8,6 +8,7 @@
 #define STEWARD_VM_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vm.h"
@@ -18,31 +19,43 @@
 enum { WHY_USER, WHY_PREEMPT, WHY_BLOCK };
 enum { PHASE_NEW, PHASE_LIVE, PHASE_OVER };
 
+#define SW_VM_LINE 64 /* a cache line: sw_vm's alignment (its field order says why) */
+
+/* Field order: each message a process handles touches its sw_vm, cold when thousands of
+ * processes take turns (the ring benchmark, README): what every slice and every allocation
+ * reads comes first, in two cache lines with the heap's bump pointers (vm_heap.h), and the
+ * struct is cache-line aligned (sw_vm_new). */
 struct sw_vm {
+    /* line 0: the allocator's and the slice's */
     lua_State *L;  /* main state: host registrations, anchors; never runs process code */
     lua_State *co; /* the process's main coroutine (the running task, see sw_vm_run) */
-    void *owner;
     size_t mem, limit;
-    size_t gc_at;  /* with a limit: past this many bytes, ask the hook for a full collection */
-    int gc_wanted; /* the allocator asked; the hook collects at the next instruction */
-    int reductions, jit;
-    int phase, why, oom, nesting;
-    uintptr_t cstack_base;    /* address near the bottom of the running slice's C stack */
+    size_t gc_at;      /* with a limit: past this many bytes, ask the hook for a full collection */
+    size_t taken;      /* bytes taken from the budget (SIZE_MAX without one: never more to take) */
+    size_t give_below; /* below this many bytes held, give a step back (0 without one) */
+    int gc_wanted;     /* the allocator asked; the hook collects at the next instruction */
+    int oom;
+    /* line 1 */
+    int phase, why, reductions, jit;
     sw_vm_status final, last; /* final: once over; last: the latest resumable status */
     atomic_int killed;
     atomic_flag hook_lock; /* serialises lua_sethook between this vm's thread and interrupters */
     int running, armed, interrupted; /* not counting: guarded by hook_lock */
-    uint64_t opened;                 /* lazy globals already opened: builtins, then host libs */
+    int nesting;
+    uintptr_t cstack_base; /* address near the bottom of the running slice's C stack */
+    void *owner;           /* read by every host call the process makes (sw_vm_owner) */
+    /* line 2 on: the heap's bump pointers, then its free lists */
+    sw_heap heap; /* the state's small objects; large ones come from malloc */
     const sw_vm_lib *libs;
     char *errmsg;
-    sw_heap heap;             /* the state's small objects; large ones come from malloc */
+    uint64_t opened;          /* lazy globals already opened: builtins, then host libs */
     sw_vm_budget *budget;     /* the host's or its service's (vm.h), or NULL */
     sw_vm_budget *refused_by; /* the budget whose cap refused an allocation (oom == 2) */
-    size_t taken;             /* bytes taken from it (SIZE_MAX without one: never more to take) */
-    size_t give_below;        /* below this many bytes held, give a step back (0 without one) */
     int budget_strict;        /* passing its cap fails the allocation (from creation to the end) */
     int lifted;               /* vm_limit_lift: host-side work, where no allocation may fail */
 };
+_Static_assert(offsetof(sw_vm, phase) == SW_VM_LINE && offsetof(sw_vm, heap) == 2 * SW_VM_LINE,
+               "sw_vm: the hot fields fill its first two cache lines");
 
 /* ---- vm.c ---- */
 
