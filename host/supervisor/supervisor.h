@@ -2,7 +2,9 @@
  * dependencies run, restarted by policy with growing backoff, grouped under service.group
  * strategies, stopped dependents-first, and reloaded from disk. It lives on one libuv loop
  * (the main thread); worker threads tell it about exits and readiness through a locked queue
- * and a wake-up (wake.h), so its state has one owner. Each entry point (a batch of worker
+ * and a park (worker_park.h: it spins briefly for a reply, else waits in the loop's poll behind
+ * a flag that the one sender who finds it raised writes its eventfd for), so its state has one
+ * owner. Each entry point (a batch of worker
  * messages, a timer, a request, a reload, a signal) ends with one reconcile, then one call to
  * the change subscriber if anything changed. */
 #ifndef STEWARD_SUPERVISOR_H
@@ -18,7 +20,7 @@
 #include "registry.h"
 #include "restart_window.h"
 #include "runtime.h"
-#include "wake.h"
+#include "worker_park.h"
 
 /* The public state of a service or group: what logs and `steward status` show. */
 typedef enum {
@@ -190,7 +192,13 @@ struct sw_supervisor {
     size_t n_retired;
     pthread_mutex_t lock; /* guards the message queue from workers */
     sw_sup_msg *head, *tail;
-    sw_wake wake;
+    atomic_bool posted; /* the queue is not empty: set and cleared under lock, read without */
+    sw_park park;       /* how the loop's thread waits for messages, and how workers wake it */
+    uv_prepare_t before_poll; /* spins or raises the park's flag */
+    uv_check_t after_poll;    /* lowers it */
+    uv_idle_t no_wait;        /* active for one pass: messages were taken, the poll must not wait */
+    bool parked;              /* the flag is raised for this pass's poll */
+    bool expecting; /* a batch was taken since the last poll: its reply is probably coming */
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
