@@ -179,7 +179,7 @@ void svc_ready(sw_svc *v, uint64_t pid)
     if (pid != v->pid) return; /* about an earlier run */
     /* a start that timed out stays a failure: its kill is on its way */
     if (v->sub != SW_SUB_STARTING && v->sub != SW_SUB_STARTING_KILLED) return;
-    uv_timer_stop(&v->timer);
+    svc_timer_stop(v);
     svc_enter(v, v->sub == SW_SUB_STARTING ? SW_SUB_RUNNING : SW_SUB_RUNNING_KILLED, NULL, -1);
     svc_watchdog_arm(v);
 }
@@ -187,7 +187,7 @@ void svc_ready(sw_svc *v, uint64_t pid)
 void svc_fail_run(sw_svc *v, const char *reason)
 {
     if (!v->pid || (v->sub != SW_SUB_STARTING && v->sub != SW_SUB_RUNNING)) return;
-    uv_timer_stop(&v->timer); /* a start timeout: this failure comes first */
+    svc_timer_stop(v); /* a start timeout: this failure comes first */
     free(v->reason);
     v->reason = strdup(reason);
     shift(v, v->sub == SW_SUB_STARTING ? SW_SUB_START_TIMED_OUT : SW_SUB_RUNNING_FAILED);

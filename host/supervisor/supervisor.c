@@ -607,6 +607,7 @@ void sw_supervisor_close(sw_supervisor *s)
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) svc_free(s->svcs[i]);
     for (size_t i = 0; i < s->n_retired; i++) svc_free(s->retired[i]);
+    sup_stop_close(s);
     sup_groups_drop(s);
     uv_run(s->loop, UV_RUN_DEFAULT);
     free(s->svcs);

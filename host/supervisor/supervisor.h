@@ -20,6 +20,7 @@
 #include "registry.h"
 #include "restart_window.h"
 #include "runtime.h"
+#include "stop_wave.h"
 #include "worker_park.h"
 
 /* The public state of a service or group: what logs and `steward status` show. */
@@ -132,8 +133,14 @@ typedef struct sw_svc {
         char *last_error;       /* the last failed check's error, or NULL */
     } live;
     unsigned open_handles; /* timers still to close before it is freed */
-    bool touched;          /* in the supervisor's list of services to reconcile (sup_touch) */
-    bool held_for_change;  /* --watch: failed after a change, starts again at the next one */
+    struct {               /* its stop_timeout, while armed: queued by stop_wave.c, not on timer */
+        uint64_t due;      /* loop time (ms) */
+        sup_stop_fired fired;
+        sup_stop_queue *queue; /* NULL: not armed */
+        sw_svc *next, *prev;
+    } stop;
+    bool touched;         /* in the supervisor's list of services to reconcile (sup_touch) */
+    bool held_for_change; /* --watch: failed after a change, starts again at the next one */
 } sw_svc;
 
 /* A service's health as its checks found it in the current run (`steward status`). */
@@ -224,6 +231,9 @@ struct sw_supervisor {
      * restart holds the service until the next reload that applies instead */
     bool hold_failures;
     struct sup_shutdown *shutdown; /* the shutdown's stop order (sup_shutdown.c), or NULL */
+    sup_stop_queue **stop_queues;  /* one per stop_timeout armed so far (stop_wave.c) */
+    size_t n_stop_queues;
+    sup_stop_queue *stop_last; /* the last one used */
     /* The reconcile looks at what changed (sup_apply.c): in a batch of worker messages
      * (`local`), the services with a transition and their dependents; a full scan at other
      * entry points, and when something changed that the list cannot say (`scan_all`). */
