@@ -117,6 +117,7 @@ static void launch_run(sw_svc *v, sw_proc *p)
         sw_tree_open(v->tree);
     }
     v->pid = p ? sw_proc_launch(p, &sp) : 0;
+    v->sup->launches++;
     if (!v->pid) {
         svc_enter(v, SW_SUB_FAILED_FOR_GOOD, err, -1);
         return;

@@ -165,8 +165,9 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
 }
 
 /* Handles the queued messages. */
-void sup_drain(sw_supervisor *s)
+size_t sup_drain(sw_supervisor *s)
 {
+    size_t n = 0;
     pthread_mutex_lock(&s->lock);
     sw_sup_msg *m = s->head;
     s->head = s->tail = NULL;
@@ -184,18 +185,24 @@ void sup_drain(sw_supervisor *s)
         free((char *)m->rq.service);
         free(m);
         m = next;
+        n++;
     }
+    return n;
 }
 
 /* Entry point: a batch of worker messages. A batch that changed nothing (a late message about
  * an earlier run, a standby kept for later) has nothing to reconcile. */
 static void take_batch(sw_supervisor *s)
 {
+    uint64_t launches = s->launches;
     s->local = true; /* the reconcile looks at the services these messages changed */
-    sup_drain(s);
+    size_t n = sup_drain(s);
     if (s->changed) sup_settle(s);
     s->local = false;
-    s->expecting = true;
+    /* A message or two answered by a launch (a restart, a dependent started on a ready): its news
+     * is a slice away. Bulk batches (a shutdown's exits, a cold start's readies) have more
+     * on the way anyway, and gain from taking them together rather than spinning for each. */
+    s->expecting = n <= 2 && s->launches != launches;
 }
 
 static void on_wake(sw_wake *w) { take_batch(w->data); }
@@ -210,8 +217,8 @@ static bool has_messages(void *arg)
 static void stop_no_wait(uv_idle_t *h) { uv_idle_stop(h); }
 
 /* Before the loop's poll: the supervisor's thread waits as an idle worker does
- * (docs/architecture.md "Waking a worker"). After a batch (a spawn or a stop sent, an exit
- * or a ready likely to follow) it spins while a worker is awake; else, or when the spin finds
+ * (docs/architecture.md "Waking a worker"). After a batch that expects a reply (take_batch)
+ * it spins while a worker is awake; else, or when the spin finds
  * nothing, it raises the park's flag and lets the poll block. Messages found are taken here,
  * and the poll then only looks (an active idle handle makes its timeout 0), so timers and
  * sockets still get their turn between batches. */
