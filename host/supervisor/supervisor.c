@@ -200,9 +200,11 @@ static void take_batch(sw_supervisor *s)
     if (s->changed) sup_settle(s);
     s->local = false;
     /* A message or two answered by a launch (a restart, a dependent started on a ready): its news
-     * is a slice away. Bulk batches (a shutdown's exits, a cold start's readies) have more
-     * on the way anyway, and gain from taking them together rather than spinning for each. */
-    s->expecting = n <= 2 && s->launches != launches;
+     * is a slice away; a message that launched nothing (the preparer's standby) while that
+     * news is awaited keeps it awaited. Bulk batches (a shutdown's exits, a cold start's
+     * readies) have more on the way anyway, and gain from taking them together rather than
+     * spinning for each. */
+    s->expecting = n <= 2 && (s->launches != launches || s->expecting);
 }
 
 static void on_wake(sw_wake *w) { take_batch(w->data); }
@@ -226,7 +228,7 @@ static void on_before_poll(uv_prepare_t *h)
 {
     sw_supervisor *s = h->data;
     bool found = s->expecting && sw_park_spin(&s->park, has_messages, s);
-    s->expecting = false;
+    if (!found) s->expecting = false;
     if (!found && sw_park_sleep_begin(&s->park, has_messages, s)) {
         s->parked = true;
         return;

@@ -205,7 +205,7 @@ struct sw_supervisor {
     uv_check_t after_poll;    /* lowers it */
     uv_idle_t no_wait;        /* active for one pass: messages were taken, the poll must not wait */
     bool parked;              /* the flag is raised for this pass's poll */
-    bool expecting; /* the last batch looks like one turn of an exchange: its reply is near */
+    bool expecting;    /* the last batch looks like one turn of an exchange: its reply is near */
     uint64_t launches; /* runs launched so far (a batch that launched one expects its news) */
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
