@@ -49,11 +49,20 @@ static sw_proc *take_standby(sw_svc *v)
 
 /* Creating a LuaJIT state is most of a restart's cost: a service that keeps failing gets its
  * next state made now, while this run is on a worker, so the restart itself only queues it. A
- * service that runs stably has none (attempt is back to 0). */
+ * service that runs stably has none (attempt is back to 0). In a batch of one or two messages
+ * (one crash loop: the supervisor's thread would spin for the exit anyway, supervisor.c) it
+ * is made right here, which spares the preparer's thread a wake-up for each restart; in bulk,
+ * the preparer's thread makes it beside this one. */
 static void prepare_standby(sw_svc *v, const sw_spawn *sp)
 {
     sw_supervisor *s = v->sup;
     if (v->standby || v->preparing || v->attempt == 0 || s->shutting_down) return;
+    if (s->small_batch) {
+        char err[8]; /* a failure is made again, and reported, by its launch */
+        v->standby = sw_proc_prepare(s->rt, sp, err, sizeof err);
+        v->standby_of = v->entry;
+        return;
+    }
     if (!s->preparer.started && sw_preparer_start(&s->preparer, s->rt, sup_on_prepared) != 0)
         return;
     v->standby_of = v->entry;

@@ -173,6 +173,7 @@ size_t sup_drain(sw_supervisor *s)
     s->head = s->tail = NULL;
     atomic_store_explicit(&s->posted, false, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
+    s->small_batch = m && (!m->next || !m->next->next);
     while (m) {
         sw_sup_msg *next = m->next;
         handle(s, m);
@@ -187,7 +188,7 @@ size_t sup_drain(sw_supervisor *s)
         m = next;
         n++;
     }
-    return n;
+    return n; /* small_batch stays for the caller's settle, which launches the restarts */
 }
 
 /* Entry point: a batch of worker messages. A batch that changed nothing (a late message about
@@ -199,6 +200,7 @@ static void take_batch(sw_supervisor *s)
     size_t n = sup_drain(s);
     if (s->changed) sup_settle(s);
     s->local = false;
+    s->small_batch = false;
     /* A message or two answered by a launch (a restart, a dependent started on a ready): its news
      * is a slice away; a message that launched nothing (the preparer's standby) while that
      * news is awaited keeps it awaited. Bulk batches (a shutdown's exits, a cold start's

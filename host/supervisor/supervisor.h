@@ -207,6 +207,7 @@ struct sw_supervisor {
     bool parked;              /* the flag is raised for this pass's poll */
     bool expecting;    /* the last batch looks like one turn of an exchange: its reply is near */
     uint64_t launches; /* runs launched so far (a batch that launched one expects its news) */
+    bool small_batch;  /* handling and settling a batch of one or two messages (not bulk) */
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
