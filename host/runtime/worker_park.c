@@ -33,16 +33,18 @@ static inline void cpu_relax(void)
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-int sw_park_init(sw_park *k, uv_loop_t *loop)
+int sw_park_init(sw_park *k, uv_loop_t *loop) { return sw_park_init_cb(k, loop, NULL); }
+
+int sw_park_init_cb(sw_park *k, uv_loop_t *loop, sw_wake_cb cb)
 {
     atomic_init(&k->sleeping, 0);
     atomic_init(&k->claimed_at, 0);
     k->in_loop = false;
     k->budget_ns = k->spun_ns = 0;
     k->wake_ns = WAKE_GUESS_NS;
-    k->quiet_until = k->quiet_ns = k->last_slow = 0;
+    k->quiet_until = k->quiet_ns = k->last_slow = k->parked_at = 0;
     atomic_init(&k->parks, 0);
-    return sw_wake_init(loop, &k->wake, NULL);
+    return sw_wake_init(loop, &k->wake, cb);
 }
 
 void sw_park_close(sw_park *k) { sw_wake_close(&k->wake, NULL); }
@@ -152,19 +154,27 @@ static void learn(sw_park *k, uint64_t parked_at, bool claimed)
 }
 
 /* The owner's half of the protocol (see sw_park_wake): flag, fence, check, wait. */
-void sw_park_sleep(sw_park *k, uv_loop_t *loop, sw_park_check has_work, void *arg)
+bool sw_park_sleep_begin(sw_park *k, sw_park_check has_work, void *arg)
 {
-    uint64_t parked_at = uv_hrtime();
+    k->parked_at = uv_hrtime();
     atomic_fetch_sub_explicit(&awake, 1, memory_order_relaxed);
     atomic_store_explicit(&k->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     if (has_work(arg)) {
         rise(k); /* a sender may have swapped it already: its write makes one spurious pass */
-        return;
+        return false;
     }
-    k->in_loop = true;
     atomic_fetch_add_explicit(&k->parks, 1, memory_order_relaxed);
+    return true;
+}
+
+void sw_park_sleep_end(sw_park *k) { learn(k, k->parked_at, !rise(k)); }
+
+void sw_park_sleep(sw_park *k, uv_loop_t *loop, sw_park_check has_work, void *arg)
+{
+    if (!sw_park_sleep_begin(k, has_work, arg)) return;
+    k->in_loop = true;
     uv_run(loop, UV_RUN_ONCE);
     k->in_loop = false;
-    learn(k, parked_at, !rise(k));
+    sw_park_sleep_end(k);
 }

@@ -22,6 +22,7 @@ typedef struct sw_park {
     sw_wake wake;                    /* the eventfd the park's uv_run watches */
     /* The owner's alone: */
     bool in_loop;       /* inside the park's uv_run (a wake-up from its callbacks is uv_stop) */
+    uint64_t parked_at; /* when the flag was last raised (uv_hrtime), for learning */
     uint64_t budget_ns; /* how long to spin before parking, learnt from each park; 0: none */
     uint64_t wake_ns;   /* moving average of what a wake-up from parked costs */
     uint64_t spun_ns;   /* how long the last spin ran without finding work */
@@ -35,6 +36,9 @@ typedef bool (*sw_park_check)(void *arg);
 /* Sets k up on loop (its eventfd handle). 0, or -1 if no eventfd could be made. Thread: the
  * loop's, or any before the loop runs. */
 int sw_park_init(sw_park *k, uv_loop_t *loop);
+/* The same, with cb run on the loop's thread after each wake-up's write is read (an owner
+ * whose loop another part runs takes its work there: the supervisor's). */
+int sw_park_init_cb(sw_park *k, uv_loop_t *loop, sw_wake_cb cb);
 /* Closes k's handle (the loop then runs to let it go). Thread: the loop's. */
 void sw_park_close(sw_park *k);
 
@@ -55,5 +59,12 @@ bool sw_park_spin(sw_park *k, sw_park_check found, void *arg);
  * says there is work already; returns after one pass of the loop (a wake-up, a timer, a
  * socket, uv_stop). Thread: the owner's. */
 void sw_park_sleep(sw_park *k, uv_loop_t *loop, sw_park_check has_work, void *arg);
+/* sw_park_sleep's halves around a wait the owner does not run itself (the supervisor's loop:
+ * a uv_prepare before its poll, a uv_check after). begin raises the flag and returns true
+ * (the wait may block: a sender will write), or lowers it again and returns false when
+ * has_work finds work already. end, after the wait that followed a true begin, lowers the flag
+ * and learns. Thread: the owner's. */
+bool sw_park_sleep_begin(sw_park *k, sw_park_check has_work, void *arg);
+void sw_park_sleep_end(sw_park *k);
 
 #endif

@@ -152,23 +152,19 @@ void svc_start_timeout_fired(uv_timer_t *t)
     sup_settle(v->sup);
 }
 
-static void stop_timeout_fired(uv_timer_t *t)
+/* stop_wave.c settles after a batch of these. */
+static void stop_timeout_fired(sw_svc *v)
 {
-    sw_svc *v = t->data;
     if (!v->pid || sw_svc_view(v->sub) != SW_SVC_STOPPING) return;
     shift(v, SW_SUB_STOPPING_KILLED);
     sw_runtime_kill(v->sup->rt, v->pid);
-    sup_settle(v->sup);
 }
 
-/* An ending run's stop_timeout: what is left of its tree is killed. */
-void svc_tree_timeout_fired(uv_timer_t *t)
+void svc_tree_timeout_fired(sw_svc *v)
 {
-    sw_svc *v = t->data;
     if (v->sub != SW_SUB_ENDING) return;
     shift(v, SW_SUB_ENDING_KILLED);
     sw_runtime_kill_tree(v->sup->rt, v->tree);
-    sup_settle(v->sup);
 }
 
 void svc_backoff_fired(uv_timer_t *t)
@@ -191,12 +187,12 @@ void svc_begin_stop(sw_svc *v)
         return;
     }
     if (sw_svc_waiting(v)) { /* waiting to restart: nothing runs, just cancel the restart */
-        uv_timer_stop(&v->timer);
+        svc_timer_stop(v);
         svc_enter(v, SW_SUB_STOPPED, "stopped while waiting to restart", -1);
         return;
     }
     if (!v->pid || sw_svc_view(v->sub) == SW_SVC_STOPPING) return;
-    uv_timer_stop(&v->timer);
+    svc_timer_stop(v);
     svc_liveness_stop(v);
     bool brutal = kill_at_once(v);
     svc_enter(v, killed(v->sub) || brutal ? SW_SUB_STOPPING_KILLED : SW_SUB_STOPPING,
@@ -213,7 +209,7 @@ void svc_begin_stop(sw_svc *v)
 void svc_kill(sw_svc *v)
 {
     if (v->sub == SW_SUB_ENDING) {
-        uv_timer_stop(&v->timer);
+        svc_timer_stop(v);
         shift(v, SW_SUB_ENDING_KILLED);
         sw_runtime_kill_tree(v->sup->rt, v->tree);
     }
@@ -260,6 +256,7 @@ static void svc_closed(uv_handle_t *h)
 void svc_free(sw_svc *v)
 {
     v->sub = SW_SUB_DISCARDED;
+    sup_stop_disarm(v);
     if (v->preparing) return; /* when its standby is back */
     uv_close((uv_handle_t *)&v->timer, svc_closed);
     svc_liveness_close(v, svc_closed);

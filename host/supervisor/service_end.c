@@ -198,7 +198,7 @@ bool svc_ended(sw_svc *v, uint64_t pid, sw_exit_kind kind, bool retryable, const
 {
     out->to_group = false;
     if (pid != v->pid) return false; /* about an earlier run */
-    uv_timer_stop(&v->timer);
+    svc_timer_stop(v);
     svc_liveness_stop(v);
     v->pid = 0;
     if (!await_tree(v, kind, retryable, error)) run_over(v, kind, retryable, error, out);
@@ -210,7 +210,7 @@ bool svc_tree_gone(sw_svc *v, svc_end *out)
     out->to_group = false;
     if (v->sub != SW_SUB_ENDING && v->sub != SW_SUB_ENDING_KILLED) return false;
     if (!sw_tree_gone(v->tree)) return false; /* a stale call: the next one is on its way */
-    uv_timer_stop(&v->timer);
+    svc_timer_stop(v);
     char *error = v->end.error;
     v->end.error = NULL;
     v->sub = v->end.sub; /* judged as it ended; the kill of those left changes nothing */

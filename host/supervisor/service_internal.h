@@ -47,8 +47,8 @@ static inline void shift(sw_svc *v, sw_svc_sub sub)
 /* ---- timers (service.c; each an entry point: it ends with the supervisor's settle) ---- */
 
 void svc_start_timeout_fired(uv_timer_t *t);
-/* An ending run's stop_timeout: what is left of its tree is killed. */
-void svc_tree_timeout_fired(uv_timer_t *t);
+/* An ending run's stop_timeout: what is left of its tree is killed (stop_wave.c settles). */
+void svc_tree_timeout_fired(sw_svc *v);
 void svc_backoff_fired(uv_timer_t *t);
 
 /* stop_timeout (docs/supervision.md "Stopping and shutdown"): 0 kills at once without CANCEL
@@ -64,9 +64,16 @@ static inline bool kill_at_once(const sw_svc *v)
     return stop_timeout(v) == 0 || v->sup->shutdown_expired;
 }
 
-static inline void arm_stop_timeout(sw_svc *v, uv_timer_cb cb)
+static inline void arm_stop_timeout(sw_svc *v, sup_stop_fired fired)
 {
-    if (stop_timeout(v) != SW_DURATION_INFINITE) sup_arm(&v->timer, cb, stop_timeout(v));
+    if (stop_timeout(v) != SW_DURATION_INFINITE) sup_stop_arm(v, stop_timeout(v), fired);
+}
+
+/* Stops v's timer, and its stop_timeout (which has none of its own: stop_wave.h). */
+static inline void svc_timer_stop(sw_svc *v)
+{
+    uv_timer_stop(&v->timer);
+    sup_stop_disarm(v);
 }
 
 #endif

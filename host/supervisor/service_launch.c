@@ -49,11 +49,20 @@ static sw_proc *take_standby(sw_svc *v)
 
 /* Creating a LuaJIT state is most of a restart's cost: a service that keeps failing gets its
  * next state made now, while this run is on a worker, so the restart itself only queues it. A
- * service that runs stably has none (attempt is back to 0). */
+ * service that runs stably has none (attempt is back to 0). In a batch of one or two messages
+ * (one crash loop: the supervisor's thread would spin for the exit anyway, supervisor.c) it
+ * is made right here, which spares the preparer's thread a wake-up for each restart; in bulk,
+ * the preparer's thread makes it beside this one. */
 static void prepare_standby(sw_svc *v, const sw_spawn *sp)
 {
     sw_supervisor *s = v->sup;
     if (v->standby || v->preparing || v->attempt == 0 || s->shutting_down) return;
+    if (s->small_batch) {
+        char err[8]; /* a failure is made again, and reported, by its launch */
+        v->standby = sw_proc_prepare(s->rt, sp, err, sizeof err);
+        v->standby_of = v->entry;
+        return;
+    }
     if (!s->preparer.started && sw_preparer_start(&s->preparer, s->rt, sup_on_prepared) != 0)
         return;
     v->standby_of = v->entry;
@@ -117,6 +126,7 @@ static void launch_run(sw_svc *v, sw_proc *p)
         sw_tree_open(v->tree);
     }
     v->pid = p ? sw_proc_launch(p, &sp) : 0;
+    v->sup->launches++;
     if (!v->pid) {
         svc_enter(v, SW_SUB_FAILED_FOR_GOOD, err, -1);
         return;
@@ -179,7 +189,7 @@ void svc_ready(sw_svc *v, uint64_t pid)
     if (pid != v->pid) return; /* about an earlier run */
     /* a start that timed out stays a failure: its kill is on its way */
     if (v->sub != SW_SUB_STARTING && v->sub != SW_SUB_STARTING_KILLED) return;
-    uv_timer_stop(&v->timer);
+    svc_timer_stop(v);
     svc_enter(v, v->sub == SW_SUB_STARTING ? SW_SUB_RUNNING : SW_SUB_RUNNING_KILLED, NULL, -1);
     svc_watchdog_arm(v);
 }
@@ -187,7 +197,7 @@ void svc_ready(sw_svc *v, uint64_t pid)
 void svc_fail_run(sw_svc *v, const char *reason)
 {
     if (!v->pid || (v->sub != SW_SUB_STARTING && v->sub != SW_SUB_RUNNING)) return;
-    uv_timer_stop(&v->timer); /* a start timeout: this failure comes first */
+    svc_timer_stop(v); /* a start timeout: this failure comes first */
     free(v->reason);
     v->reason = strdup(reason);
     shift(v, v->sub == SW_SUB_STARTING ? SW_SUB_START_TIMED_OUT : SW_SUB_RUNNING_FAILED);

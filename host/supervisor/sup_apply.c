@@ -427,6 +427,7 @@ static void check_shutdown(sw_supervisor *s)
      * processes discarded) now, while the runtime they count in still lives. */
     sw_preparer_stop(&s->preparer);
     sup_drain(s);
+    s->small_batch = false; /* (set by the drain; nothing is launched any more) */
     uv_timer_stop(&s->shutdown_timer);
     uv_stop(s->loop);
 }

@@ -161,6 +161,6 @@ void sup_validate_ended(sw_supervisor *s, uint64_t pid, sw_exit_kind kind, const
 void sup_validate_cancel(sw_supervisor *s, const char *reason);
 
 /* Handles the messages worker threads queued (exits, readiness, standbys). supervisor.c. */
-void sup_drain(sw_supervisor *s);
+size_t sup_drain(sw_supervisor *s);
 
 #endif

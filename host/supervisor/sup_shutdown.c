@@ -186,11 +186,20 @@ static int by_index(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The first wave queues every service in index order (build), and most later ones queue a few:
+ * a sort is needed only when they came out of order. */
+static bool sorted(const size_t *a, size_t n)
+{
+    for (size_t k = 1; k < n; k++)
+        if (a[k - 1] > a[k]) return false;
+    return true;
+}
+
 /* Stops the services whose later siblings are down, in graph order as the full scan did; one
  * whose later siblings still run waits for their end (went_down queues it again). */
 static void stop_ready(sw_supervisor *s, sup_shutdown *d)
 {
-    if (d->n_ready > 1) qsort(d->ready, d->n_ready, sizeof *d->ready, by_index);
+    if (!sorted(d->ready, d->n_ready)) qsort(d->ready, d->n_ready, sizeof *d->ready, by_index);
     size_t n = d->n_ready;
     d->n_ready = 0;
     for (size_t k = 0; k < n; k++) {

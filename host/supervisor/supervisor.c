@@ -44,8 +44,9 @@ static void post(sw_supervisor *s, sw_sup_msg *m)
     if (s->tail) s->tail->next = m;
     else s->head = m;
     s->tail = m;
+    atomic_store_explicit(&s->posted, true, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
-    sw_wake_send(&s->wake);
+    sw_park_wake(&s->park); /* writes only when the loop's thread is parked */
 }
 
 void sup_on_exit(void *arg, uint64_t pid, const sw_exit_info *info)
@@ -164,12 +165,15 @@ static void handle(sw_supervisor *s, sw_sup_msg *m)
 }
 
 /* Handles the queued messages. */
-void sup_drain(sw_supervisor *s)
+size_t sup_drain(sw_supervisor *s)
 {
+    size_t n = 0;
     pthread_mutex_lock(&s->lock);
     sw_sup_msg *m = s->head;
     s->head = s->tail = NULL;
+    atomic_store_explicit(&s->posted, false, memory_order_relaxed);
     pthread_mutex_unlock(&s->lock);
+    s->small_batch = m && (!m->next || !m->next->next);
     while (m) {
         sw_sup_msg *next = m->next;
         handle(s, m);
@@ -182,18 +186,65 @@ void sup_drain(sw_supervisor *s)
         free((char *)m->rq.service);
         free(m);
         m = next;
+        n++;
     }
+    return n; /* small_batch stays for the caller's settle, which launches the restarts */
 }
 
 /* Entry point: a batch of worker messages. A batch that changed nothing (a late message about
  * an earlier run, a standby kept for later) has nothing to reconcile. */
-static void on_wake(sw_wake *w)
+static void take_batch(sw_supervisor *s)
 {
-    sw_supervisor *s = w->data;
+    uint64_t launches = s->launches;
     s->local = true; /* the reconcile looks at the services these messages changed */
-    sup_drain(s);
+    size_t n = sup_drain(s);
     if (s->changed) sup_settle(s);
     s->local = false;
+    s->small_batch = false;
+    /* A message or two answered by a launch (a restart, a dependent started on a ready): its news
+     * is a slice away; a message that launched nothing (the preparer's standby) while that
+     * news is awaited keeps it awaited. Bulk batches (a shutdown's exits, a cold start's
+     * readies) have more on the way anyway, and gain from taking them together rather than
+     * spinning for each. */
+    s->expecting = n <= 2 && (s->launches != launches || s->expecting);
+}
+
+static void on_wake(sw_wake *w) { take_batch(w->data); }
+
+/* Relaxed: the park's fences order it (worker_park.c). */
+static bool has_messages(void *arg)
+{
+    sw_supervisor *s = arg;
+    return atomic_load_explicit(&s->posted, memory_order_relaxed);
+}
+
+static void stop_no_wait(uv_idle_t *h) { uv_idle_stop(h); }
+
+/* Before the loop's poll: the supervisor's thread waits as an idle worker does
+ * (docs/architecture.md "Waking a worker"). After a batch that expects a reply (take_batch)
+ * it spins while a worker is awake; else, or when the spin finds
+ * nothing, it raises the park's flag and lets the poll block. Messages found are taken here,
+ * and the poll then only looks (an active idle handle makes its timeout 0), so timers and
+ * sockets still get their turn between batches. */
+static void on_before_poll(uv_prepare_t *h)
+{
+    sw_supervisor *s = h->data;
+    bool found = s->expecting && sw_park_spin(&s->park, has_messages, s);
+    if (!found) s->expecting = false;
+    if (!found && sw_park_sleep_begin(&s->park, has_messages, s)) {
+        s->parked = true;
+        return;
+    }
+    take_batch(s);
+    uv_idle_start(&s->no_wait, stop_no_wait);
+}
+
+static void on_after_poll(uv_check_t *h)
+{
+    sw_supervisor *s = h->data;
+    if (!s->parked) return;
+    s->parked = false;
+    sw_park_sleep_end(&s->park);
 }
 
 /* ---- start and shutdown ---- */
@@ -525,8 +576,16 @@ int sw_supervisor_init(sw_supervisor *s, uv_loop_t *loop, sw_runtime *rt, const 
     s->svcs = calloc(s->n ? s->n : 1, sizeof *s->svcs);
     if (!s->svcs) return -1;
     pthread_mutex_init(&s->lock, NULL);
-    if (sw_wake_init(loop, &s->wake, on_wake) != 0) return -1;
-    s->wake.data = s;
+    atomic_init(&s->posted, false);
+    if (sw_park_init_cb(&s->park, loop, on_wake) != 0) return -1;
+    s->park.wake.data = s;
+    uv_prepare_init(loop, &s->before_poll);
+    uv_check_init(loop, &s->after_poll);
+    uv_idle_init(loop, &s->no_wait);
+    s->before_poll.data = s->after_poll.data = s;
+    uv_prepare_start(&s->before_poll, on_before_poll);
+    uv_check_start(&s->after_poll, on_after_poll);
+    sw_park_awake_begin(); /* the loop's thread, until close */
     uv_timer_init(loop, &s->shutdown_timer);
     s->shutdown_timer.data = s;
     s->by_hand.sup = s;
@@ -549,10 +608,17 @@ void sw_supervisor_close(sw_supervisor *s)
     sw_preparer_stop(&s->preparer);
     sup_drain(s); /* frees messages still queued (standbys are discarded: shutting down) */
     sup_validate_cancel(s, "the host is shutting down");
-    sw_wake_close(&s->wake, NULL);
+    if (s->parked) sw_park_sleep_end(&s->park);
+    s->parked = false;
+    sw_park_awake_end();
+    sw_park_close(&s->park);
+    uv_close((uv_handle_t *)&s->before_poll, NULL);
+    uv_close((uv_handle_t *)&s->after_poll, NULL);
+    uv_close((uv_handle_t *)&s->no_wait, NULL);
     uv_close((uv_handle_t *)&s->shutdown_timer, NULL);
     for (size_t i = 0; i < s->n; i++) svc_free(s->svcs[i]);
     for (size_t i = 0; i < s->n_retired; i++) svc_free(s->retired[i]);
+    sup_stop_close(s);
     sup_groups_drop(s);
     uv_run(s->loop, UV_RUN_DEFAULT);
     free(s->svcs);

@@ -2,7 +2,9 @@
  * dependencies run, restarted by policy with growing backoff, grouped under service.group
  * strategies, stopped dependents-first, and reloaded from disk. It lives on one libuv loop
  * (the main thread); worker threads tell it about exits and readiness through a locked queue
- * and a wake-up (wake.h), so its state has one owner. Each entry point (a batch of worker
+ * and a park (worker_park.h: it spins briefly for a reply, else waits in the loop's poll behind
+ * a flag that the one sender who finds it raised writes its eventfd for), so its state has one
+ * owner. Each entry point (a batch of worker
  * messages, a timer, a request, a reload, a signal) ends with one reconcile, then one call to
  * the change subscriber if anything changed. */
 #ifndef STEWARD_SUPERVISOR_H
@@ -18,7 +20,8 @@
 #include "registry.h"
 #include "restart_window.h"
 #include "runtime.h"
-#include "wake.h"
+#include "stop_wave.h"
+#include "worker_park.h"
 
 /* The public state of a service or group: what logs and `steward status` show. */
 typedef enum {
@@ -130,8 +133,14 @@ typedef struct sw_svc {
         char *last_error;       /* the last failed check's error, or NULL */
     } live;
     unsigned open_handles; /* timers still to close before it is freed */
-    bool touched;          /* in the supervisor's list of services to reconcile (sup_touch) */
-    bool held_for_change;  /* --watch: failed after a change, starts again at the next one */
+    struct {               /* its stop_timeout, while armed: queued by stop_wave.c, not on timer */
+        uint64_t due;      /* loop time (ms) */
+        sup_stop_fired fired;
+        sup_stop_queue *queue; /* NULL: not armed */
+        sw_svc *next, *prev;
+    } stop;
+    bool touched;         /* in the supervisor's list of services to reconcile (sup_touch) */
+    bool held_for_change; /* --watch: failed after a change, starts again at the next one */
 } sw_svc;
 
 /* A service's health as its checks found it in the current run (`steward status`). */
@@ -190,7 +199,15 @@ struct sw_supervisor {
     size_t n_retired;
     pthread_mutex_t lock; /* guards the message queue from workers */
     sw_sup_msg *head, *tail;
-    sw_wake wake;
+    atomic_bool posted; /* the queue is not empty: set and cleared under lock, read without */
+    sw_park park;       /* how the loop's thread waits for messages, and how workers wake it */
+    uv_prepare_t before_poll; /* spins or raises the park's flag */
+    uv_check_t after_poll;    /* lowers it */
+    uv_idle_t no_wait;        /* active for one pass: messages were taken, the poll must not wait */
+    bool parked;              /* the flag is raised for this pass's poll */
+    bool expecting;    /* the last batch looks like one turn of an exchange: its reply is near */
+    uint64_t launches; /* runs launched so far (a batch that launched one expects its news) */
+    bool small_batch;  /* handling and settling a batch of one or two messages (not bulk) */
     uv_timer_t shutdown_timer;
     int64_t shutdown_timeout_ns;
     bool shutting_down, done;
@@ -216,6 +233,9 @@ struct sw_supervisor {
      * restart holds the service until the next reload that applies instead */
     bool hold_failures;
     struct sup_shutdown *shutdown; /* the shutdown's stop order (sup_shutdown.c), or NULL */
+    sup_stop_queue **stop_queues;  /* one per stop_timeout armed so far (stop_wave.c) */
+    size_t n_stop_queues;
+    sup_stop_queue *stop_last; /* the last one used */
     /* The reconcile looks at what changed (sup_apply.c): in a batch of worker messages
      * (`local`), the services with a transition and their dependents; a full scan at other
      * entry points, and when something changed that the list cannot say (`scan_all`). */

@@ -305,6 +305,47 @@ static void test_stop_one_kills_after_stop_timeout(void **state)
     fx_close(f);
 }
 
+/* Stop timeouts share a timer per stop_timeout value (host/supervisor/stop_wave.c): services
+ * stopped together with different ones are each killed at their own. */
+static void test_stop_timeouts_of_one_wave(void **state)
+{
+    (void)state;
+    fx *f = fx_open("  - name: stubborn\n"
+                    "    kind: process.lua\n"
+                    "    source: |\n"
+                    "      return function() while true do time.sleep(\"1s\") end end\n"
+                    "  - name: a\n"
+                    "    kind: process.service\n"
+                    "    process: stubborn\n"
+                    "    lifecycle: { auto_start: true, stop_timeout: 60ms }\n"
+                    "  - name: b\n"
+                    "    kind: process.service\n"
+                    "    process: stubborn\n"
+                    "    lifecycle: { auto_start: true, stop_timeout: 400ms }\n"
+                    "  - name: c\n"
+                    "    kind: process.service\n"
+                    "    process: stubborn\n"
+                    "    lifecycle: { auto_start: true, stop_timeout: 60ms }\n");
+    await_state(f, "app:a", SW_SVC_RUNNING, 2000);
+    await_state(f, "app:b", SW_SVC_RUNNING, 2000);
+    await_state(f, "app:c", SW_SVC_RUNNING, 2000);
+    uint64_t t0 = uv_hrtime();
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:b"), 0);
+    assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:c"), 0);
+    await_state(f, "app:a", SW_SVC_STOPPED, 3000);
+    await_state(f, "app:c", SW_SVC_STOPPED, 3000);
+    assert_true(uv_hrtime() - t0 >= 55 * SW_NS_PER_MS);
+    assert_string_equal(svc(f, "app:a")->reason, "killed after stop_timeout");
+    assert_string_equal(svc(f, "app:c")->reason, "killed after stop_timeout");
+    if (uv_hrtime() - t0 < 300 * SW_NS_PER_MS) /* else a loaded machine: b's may be over too */
+        assert_int_equal(sw_svc_state_of(svc(f, "app:b")), SW_SVC_STOPPING);
+    await_state(f, "app:b", SW_SVC_STOPPED, 3000);
+    assert_true(uv_hrtime() - t0 >= 395 * SW_NS_PER_MS);
+    assert_string_equal(svc(f, "app:b")->reason, "killed after stop_timeout");
+    fx_close(f);
+}
+
 /* ---- scenario 12: no second instance while waiting out the backoff ---- */
 
 static void test_start_one_during_backoff(void **state)
@@ -752,6 +793,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stop_one_always_stays_stopped),
         cmocka_unit_test(test_stop_one_kills_after_stop_timeout),
+        cmocka_unit_test(test_stop_timeouts_of_one_wave),
         cmocka_unit_test(test_start_one_during_backoff),
         cmocka_unit_test(test_stop_one_stops_dependents_first),
         cmocka_unit_test(test_stop_one_middle),
