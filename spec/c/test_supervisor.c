@@ -277,21 +277,24 @@ static void test_stop_one_always_stays_stopped(void **state)
     fx_close(f);
 }
 
+/* A process that ignores CANCEL: only a kill ends it. */
+#define STUBBORN              \
+    "  - name: stubborn\n"    \
+    "    kind: process.lua\n" \
+    "    source: |\n"         \
+    "      return function() while true do time.sleep(\"1s\") end end\n"
+
 /* An always service that ignores CANCEL: killed after stop_timeout, then it stays stopped. */
 static void test_stop_one_kills_after_stop_timeout(void **state)
 {
     (void)state;
-    fx *f = fx_open("  - name: stubborn\n"
-                    "    kind: process.lua\n"
-                    "    source: |\n"
-                    "      return function() while true do time.sleep(\"1s\") end end\n"
-                    "  - name: a\n"
-                    "    kind: process.service\n"
-                    "    process: stubborn\n"
-                    "    lifecycle:\n"
-                    "      auto_start: true\n"
-                    "      stop_timeout: 60ms\n"
-                    "      restart: { policy: always, initial_delay: 10ms, jitter: 0 }\n");
+    fx *f = fx_open(STUBBORN "  - name: a\n"
+                             "    kind: process.service\n"
+                             "    process: stubborn\n"
+                             "    lifecycle:\n"
+                             "      auto_start: true\n"
+                             "      stop_timeout: 60ms\n"
+                             "      restart: { policy: always, initial_delay: 10ms, jitter: 0 }\n");
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
     uint64_t t0 = uv_hrtime();
     assert_int_equal(sw_supervisor_stop_one(&f->sup, "app:a"), 0);
@@ -310,22 +313,18 @@ static void test_stop_one_kills_after_stop_timeout(void **state)
 static void test_stop_timeouts_of_one_wave(void **state)
 {
     (void)state;
-    fx *f = fx_open("  - name: stubborn\n"
-                    "    kind: process.lua\n"
-                    "    source: |\n"
-                    "      return function() while true do time.sleep(\"1s\") end end\n"
-                    "  - name: a\n"
-                    "    kind: process.service\n"
-                    "    process: stubborn\n"
-                    "    lifecycle: { auto_start: true, stop_timeout: 60ms }\n"
-                    "  - name: b\n"
-                    "    kind: process.service\n"
-                    "    process: stubborn\n"
-                    "    lifecycle: { auto_start: true, stop_timeout: 400ms }\n"
-                    "  - name: c\n"
-                    "    kind: process.service\n"
-                    "    process: stubborn\n"
-                    "    lifecycle: { auto_start: true, stop_timeout: 60ms }\n");
+    fx *f = fx_open(STUBBORN "  - name: a\n"
+                             "    kind: process.service\n"
+                             "    process: stubborn\n"
+                             "    lifecycle: { auto_start: true, stop_timeout: 60ms }\n"
+                             "  - name: b\n"
+                             "    kind: process.service\n"
+                             "    process: stubborn\n"
+                             "    lifecycle: { auto_start: true, stop_timeout: 400ms }\n"
+                             "  - name: c\n"
+                             "    kind: process.service\n"
+                             "    process: stubborn\n"
+                             "    lifecycle: { auto_start: true, stop_timeout: 60ms }\n");
     await_state(f, "app:a", SW_SVC_RUNNING, 2000);
     await_state(f, "app:b", SW_SVC_RUNNING, 2000);
     await_state(f, "app:c", SW_SVC_RUNNING, 2000);
@@ -585,11 +584,7 @@ static void test_stop_one_own_end_before_cancel_is_final(void **state)
         fx_open("  - name: late_crash\n"
                 "    kind: process.lua\n"
                 "    source: |\n"
-                "      return function() time.sleep(\"300ms\"); error(\"late\") end\n"
-                "  - name: stubborn\n"
-                "    kind: process.lua\n"
-                "    source: |\n"
-                "      return function() while true do time.sleep(\"1s\") end end\n"
+                "      return function() time.sleep(\"300ms\"); error(\"late\") end\n" STUBBORN
                 "  - name: a\n"
                 "    kind: process.service\n"
                 "    process: late_crash\n"
