@@ -126,7 +126,11 @@ void sw_mailbox_close(sw_proc *p);
 void sw_mailbox_out_free(sw_proc *p);
 
 /* Pushes a message object of p (L is p's state) that takes ownership of d (freed when
- * collected): msg:topic(), msg:from(), msg:data(), msg:payload(). */
+ * collected): msg:topic(), msg:from(), msg:data(), msg:payload() (message_object.c). */
 void sw_message_push(sw_proc *p, lua_State *L, sw_delivery *d);
+/* A large message object's delivery, kept outside the heap until the object is collected: held
+ * in the host's memory budget from the push, released by its finalizer. Thread: p's. */
+void sw_mailbox_hold(sw_proc *p, const sw_delivery *d);
+void sw_mailbox_release(sw_proc *p, const sw_delivery *d);
 
 #endif
