@@ -18,13 +18,6 @@
 #define CHAIN    10
 #define RUNS     50
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static char *app_yaml(void)
 {
     size_t cap = 256 + SERVICES * 128, n = 0;
@@ -58,15 +51,15 @@ typedef struct probe {
 static void measure(probe *p)
 {
     for (int i = 0; i < RUNS; i++) {
-        double a = now();
+        double a = bench_now();
         char *text = sw_metrics_render(p->sup, p->start, &p->metrics_len);
-        p->metrics[i] = now() - a;
+        p->metrics[i] = bench_now() - a;
         free(text);
-        a = now();
+        a = bench_now();
         json_t *doc = sw_ctl_status_all(p->sup, p->start);
         text = sw_json_dump(doc, true, &p->status_len);
         json_decref(doc);
-        p->status[i] = now() - a;
+        p->status[i] = bench_now() - a;
         free(text);
     }
     p->measured = true;

@@ -51,7 +51,7 @@ static const char app[] =
     "          cs[i]:write(msg); cs[i]:read_exact(64)\n"
     "        end\n"
     "        local done = channel.new(conns)\n"
-    "        local t0 = time.now()\n"
+    "        local t0 = time.bench_now()\n"
     "        for i = 1, conns do\n"
     "          coroutine.spawn(function(c)\n"
     "            for _ = 1, trips do c:write(msg); assert(c:read_exact(64)) end\n"
@@ -59,18 +59,11 @@ static const char app[] =
     "          end, cs[i])\n"
     "        end\n"
     "        for _ = 1, conns do done:receive() end\n"
-    "        local dt = time.now() - t0\n"
+    "        local dt = time.bench_now() - t0\n"
     "        for i = 1, conns do cs[i]:close() end\n"
     "        process.terminate(server)\n"
     "        return tostring(conns * trips / dt)\n"
     "      end\n";
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- baseline: the same echo in C on one libuv loop ---- */
 
@@ -147,7 +140,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         return;
     }
     if (++b->finished == b->conns) {
-        b->t1 = now();
+        b->t1 = bench_now();
         for (int i = 0; i < b->conns; i++) uv_close((uv_handle_t *)&b->clients[i].tcp, NULL);
         uv_close((uv_handle_t *)&b->server, NULL);
     }
@@ -155,7 +148,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 static void start_timing(bench *b)
 {
-    b->t0 = now();
+    b->t0 = bench_now();
     for (int i = 0; i < b->conns; i++) send_bytes(&b->clients[i], b->clients[i].buf, MSG);
 }
 

@@ -17,13 +17,6 @@
     200 /* 40 services, 40 process.lua, 20 library.lua, 80 registry.entry, 20 policies */
 #define ROUNDS 9
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Services only reference services with a lower number, so the graph is a DAG. */
 static void generate(const char *dir)
 {
@@ -115,15 +108,15 @@ int main(void)
     double load[ROUNDS], graph[ROUNDS], floor_[ROUNDS];
     size_t entries = 0, services = 0, edges = 0;
     for (int r = 0; r < ROUNDS; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         yaml_floor(dir);
-        floor_[r] = now() - t0;
+        floor_[r] = bench_now() - t0;
 
         sw_diags d;
         sw_diags_init(&d);
-        t0 = now();
+        t0 = bench_now();
         sw_registry *reg = sw_registry_load_dir(dir, &d);
-        load[r] = now() - t0;
+        load[r] = bench_now() - t0;
         if (!reg) {
             sw_diags_finish(&d);
             sw_diags_print(&d, stderr);
@@ -134,10 +127,10 @@ int main(void)
         edges = reg->graph.n_edges;
 
         sw_graph g;
-        t0 = now();
+        t0 = bench_now();
         sw_graph_build(&g, &reg->arena, (const sw_entry *const *)reg->entries, reg->n_entries,
                        &reg->ids, &d);
-        graph[r] = now() - t0;
+        graph[r] = bench_now() - t0;
         sw_registry_free(reg);
         sw_diags_free(&d);
     }

@@ -24,13 +24,6 @@
 #include "proc.h"
 #include "runtime.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static long rss_kb(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -58,27 +51,27 @@ static const char app[] =
     "        local inbox = process.inbox()\n"
     "        local payload = { id = 42, name = 'hello', tags = { 'a', 'b' }, ok = true }\n"
     "        process.send(pong, 'ping', payload); inbox:receive()\n"
-    "        local t0 = time.now()\n"
+    "        local t0 = time.bench_now()\n"
     "        for i = 1, n do\n"
     "          process.send(pong, 'ping', payload)\n"
     "          inbox:receive()\n"
     "        end\n"
-    "        local dt = time.now() - t0\n"
+    "        local dt = time.bench_now() - t0\n"
     "        process.send(pong, 'stop')\n"
     "        return { n = dt }\n"
     "      end\n"
     "  - name: spin\n    kind: process.lua\n    source: |\n"
     "      return function()\n"
-    "        local t0 = time.now()\n"
+    "        local t0 = time.bench_now()\n"
     "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
-    "        return { n = time.now() - t0 }\n"
+    "        return { n = time.bench_now() - t0 }\n"
     "      end\n"
     "  - name: spin_counted\n    kind: process.lua\n    limits: { reductions: 10000 }\n    source: "
     "|\n"
     "      return function()\n"
-    "        local t0 = time.now()\n"
+    "        local t0 = time.bench_now()\n"
     "        local s = 0 for i = 1, 30000000 do s = s + i % 7 end\n"
-    "        return { n = time.now() - t0 }\n"
+    "        return { n = time.bench_now() - t0 }\n"
     "      end\n"
     "  - name: idle\n    kind: process.lua\n    source: \"return function() "
     "process.inbox():receive() end\"\n"
@@ -87,15 +80,15 @@ static const char app[] =
     "  - name: quick\n    kind: process.lua\n    source: \"return function() end\"\n"
     "  - name: quick_spawner\n    kind: process.lua\n    source: |\n"
     "      return function(n)\n"
-    "        local t0 = time.now()\n"
+    "        local t0 = time.bench_now()\n"
     "        for i = 1, n do process.spawn('b:quick') end\n"
-    "        return { n = time.now() - t0 }\n"
+    "        return { n = time.bench_now() - t0 }\n"
     "      end\n"
     "  - name: spawner\n    kind: process.lua\n    source: |\n"
     "      return function(n, id)\n"
-    "        local t0 = time.now()\n"
+    "        local t0 = time.bench_now()\n"
     "        for i = 1, n do process.spawn(id or 'b:idle') end\n"
-    "        local dt = time.now() - t0\n"
+    "        local dt = time.bench_now() - t0\n"
     "        time.sleep(0.3)\n"
     "        return { n = dt }\n"
     "      end\n";
@@ -217,13 +210,13 @@ static double raw_copies_per_second(void)
     lua_State *a = luaL_newstate(), *b = luaL_newstate();
     push_payload(a);
     const int n = 1000000;
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < n; i++) {
         raw_copy(a, 1, b);
         lua_settop(b, 0);
         if ((i & 1023) == 0) lua_gc(b, LUA_GCSTEP, 0);
     }
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     lua_close(a);
     lua_close(b);
     return n / dt;

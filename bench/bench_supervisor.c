@@ -19,13 +19,6 @@
 #include "api.h"
 #include "supervisor.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* CPU time of the calling thread: the supervisor's loop runs on it. Less sensitive to the
  * machine's load than the wall clock, and it leaves out the workers. */
 static double thread_cpu(void)
@@ -71,10 +64,10 @@ static void on_probe(uv_timer_t *t)
     sw_supervisor *s = p->sup;
     if (p->mode == 0) {
         int64_t a = (int64_t)s->svcs[0]->restarts;
-        if (a >= p->window && p->t_first == 0) p->t_first = now();
-        if (a >= p->target - p->window && p->t_last_start == 0) p->t_last_start = now();
+        if (a >= p->window && p->t_first == 0) p->t_first = bench_now();
+        if (a >= p->target - p->window && p->t_last_start == 0) p->t_last_start = bench_now();
         if (a >= p->target) {
-            p->t_done = now();
+            p->t_done = bench_now();
             uv_timer_stop(t);
             sw_supervisor_shutdown(s);
         }
@@ -82,7 +75,7 @@ static void on_probe(uv_timer_t *t)
     }
     if (p->mode == 2) {
         if (sw_svc_state_of(s->svcs[0]) != SW_SVC_STOPPED) return;
-        p->t_done = now();
+        p->t_done = bench_now();
         uv_timer_stop(t);
         sw_supervisor_shutdown(s);
         return;
@@ -92,7 +85,7 @@ static void on_probe(uv_timer_t *t)
      * so probing costs O(1) a tick, not O(services) (it shares the supervisor's loop). */
     while (p->cursor < s->n && sw_svc_state_of(s->svcs[p->cursor]) == SW_SVC_RUNNING) p->cursor++;
     if ((int64_t)p->cursor == p->target) {
-        p->t_done = now();
+        p->t_done = bench_now();
         p->cpu_done = thread_cpu();
         p->shutdown_sent = true;
         uv_timer_stop(t);
@@ -119,11 +112,11 @@ static double run_files(char *const *yamls, size_t n, int mode, int64_t target, 
     uv_timer_init(&loop, &p.timer);
     p.timer.data = &p;
     uv_timer_start(&p.timer, on_probe, 0, 1);
-    p.t_start = now();
+    p.t_start = bench_now();
     p.cpu_start = thread_cpu();
     sw_supervisor_start(&sup);
     uv_run(&loop, UV_RUN_DEFAULT);
-    double end = now();
+    double end = bench_now();
     p.cpu_end = thread_cpu();
     uv_close((uv_handle_t *)&p.timer, NULL);
     sw_runtime_free(rt);
@@ -339,9 +332,9 @@ static void cold_start(const int *sizes)
  * after ten (OTP scans a list of them: 10k restarts slow it 8x). */
 static double window_ns_per_restart(sw_window *w, int64_t *t, int64_t n)
 {
-    double t0 = now();
+    double t0 = bench_now();
     for (int64_t i = 0; i < n; i++, (*t) += 1000) sw_window_add(w, 100000, 50000000, *t);
-    return (now() - t0) * 1e9 / (double)n;
+    return (bench_now() - t0) * 1e9 / (double)n;
 }
 
 static void window_cost(void)

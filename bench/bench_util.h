@@ -1,4 +1,5 @@
-/* Shared by the benchmarks: the median of a sample and an app registry loaded from YAML text.
+/* Shared by the benchmarks: the monotonic clock, the median of a sample and an app registry
+ * loaded from YAML text.
  * Header-only: each benchmark is one translation unit. */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
@@ -6,8 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "registry.h"
+
+/* Seconds on the monotonic clock. */
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int bench_cmp_double(const void *a, const void *b)
 {
