@@ -38,6 +38,14 @@ sw_registry *sw_load_or_report(const char *dir)
     return r;
 }
 
+sw_registry *sw_load_host(const sw_cli *cli, sw_host_config *cfg)
+{
+    if (sw_host_config_read(cfg, cli->config) != 0) return NULL;
+    sw_registry *reg = sw_load_or_report(cli->dir);
+    if (!reg) sw_host_config_free(cfg);
+    return reg;
+}
+
 static json_t *diag_json(const sw_diag *d)
 {
     char text[1024];

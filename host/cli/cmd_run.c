@@ -382,12 +382,8 @@ static int run_app(const sw_cli *cli, const sw_host_config *cfg, const sw_regist
 int sw_cmd_run(const sw_cli *cli)
 {
     sw_host_config cfg;
-    if (sw_host_config_read(&cfg, cli->config) != 0) return 2;
-    sw_registry *reg = sw_load_or_report(cli->dir);
-    if (!reg) {
-        sw_host_config_free(&cfg);
-        return 2;
-    }
+    sw_registry *reg = sw_load_host(cli, &cfg);
+    if (!reg) return 2;
     int code;
     if (!cli->exec_id) {
         code = run_app(cli, &cfg, reg);

@@ -274,12 +274,8 @@ static int run_tests(const sw_cli *cli, const sw_host_config *cfg, const sw_regi
 int sw_cmd_test(const sw_cli *cli)
 {
     sw_host_config cfg;
-    if (sw_host_config_read(&cfg, cli->config) != 0) return 2;
-    sw_registry *reg = sw_load_or_report(cli->dir);
-    if (!reg) {
-        sw_host_config_free(&cfg);
-        return 2;
-    }
+    sw_registry *reg = sw_load_host(cli, &cfg);
+    if (!reg) return 2;
     int code = run_tests(cli, &cfg, reg);
     sw_registry_free(reg);
     sw_host_config_free(&cfg);

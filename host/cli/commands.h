@@ -10,6 +10,9 @@
 
 /* Loads dir; on errors prints them all (sorted, each once) to stderr and returns NULL. */
 sw_registry *sw_load_or_report(const char *dir);
+/* What run and test start from: the host's config (cli->config) into cfg and the app's
+ * registry, errors reported; NULL when either fails (cfg then holds nothing to free). */
+sw_registry *sw_load_host(const sw_cli *cli, sw_host_config *cfg);
 
 int sw_cmd_check(const sw_cli *cli);
 int sw_cmd_graph(const sw_cli *cli);
